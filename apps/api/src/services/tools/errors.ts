@@ -1,0 +1,141 @@
+/**
+ * The tool layer's errors. Every failure a tool or the execution layer raises is a
+ * `ToolError` with a stable `code`; the turn loop turns each one into an error
+ * result the model can read and act on.
+ */
+
+export const TOOL_ERROR_CODES = [
+  'validation_failed',
+  'permission_denied',
+  'not_found',
+  'file_not_read',
+  'stale_file',
+  'timeout',
+  'aborted',
+  'tool_disabled',
+  'unknown_tool',
+  'execution_failed',
+] as const;
+
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+export interface ToolErrorOptions {
+  cause?: unknown;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export class ToolError extends Error {
+  readonly code: ToolErrorCode;
+  /** True when the same call may succeed if simply tried again later. */
+  readonly retryable: boolean;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ToolErrorCode, message: string, options: ToolErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    if (options.details) this.details = options.details;
+  }
+
+  toJSON(): { code: ToolErrorCode; message: string; retryable: boolean } {
+    return { code: this.code, message: this.message, retryable: this.retryable };
+  }
+}
+
+/** A tool call's arguments were missing, unknown or of the wrong type or range. */
+export class ToolArgumentError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('validation_failed', message, options);
+  }
+}
+
+/** grep was given a regular expression that does not compile. */
+export class GrepPatternError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('validation_failed', message, options);
+  }
+}
+
+/** The path policy (SPEC §6) refused a path. */
+export class PermissionDeniedError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('permission_denied', message, options);
+  }
+}
+
+export class NotFoundError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('not_found', message, options);
+  }
+}
+
+/** An overwrite or edit of a file this chat has not read completely. */
+export class FileNotReadError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('file_not_read', message, options);
+  }
+}
+
+/** An overwrite or edit of a file that changed since this chat read it. */
+export class StaleFileError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('stale_file', message, options);
+  }
+}
+
+export class ToolTimeoutError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('timeout', message, { retryable: true, ...options });
+  }
+}
+
+/** The call was cancelled by its parent (user cancel, closed stream); never a timeout. */
+export class ToolAbortedError extends ToolError {
+  constructor(
+    message = 'The tool call was cancelled before it finished.',
+    options: ToolErrorOptions = {},
+  ) {
+    super('aborted', message, options);
+  }
+}
+
+export class ToolDisabledError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('tool_disabled', message, options);
+  }
+}
+
+export class UnknownToolError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('unknown_tool', message, options);
+  }
+}
+
+export class ToolExecutionError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('execution_failed', message, options);
+  }
+}
+
+/**
+ * A tool setting (not a tool call argument) is invalid: unknown name, wrong type,
+ * out of range or not one of the allowed options. The settings API answers it
+ * with 422 `ToolSettingsError`.
+ */
+export class ToolParameterError extends Error {
+  readonly code = 'invalid_tool_settings' as const;
+  /** The setting that was refused (`enabled` for the on/off switch). */
+  readonly key: string;
+
+  constructor(key: string, message: string) {
+    super(message);
+    this.name = 'ToolParameterError';
+    this.key = key;
+  }
+}
+
+export function isToolError(value: unknown): value is ToolError {
+  return value instanceof ToolError;
+}

@@ -1,0 +1,127 @@
+/**
+ * The execution layer: looks a tool up, checks it is enabled for the user,
+ * resolves its settings safely, and runs the executor against its time budget.
+ * The executor's signal fires on the budget (reason `ToolTimeoutError`) or on the
+ * parent's cancel (reason `ToolAbortedError`); the two are never confused.
+ */
+import {
+  ToolAbortedError,
+  ToolDisabledError,
+  ToolError,
+  ToolExecutionError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from './errors';
+import { defaultToolRegistry, type ToolRegistry } from './registry';
+import { clampIntegerSetting, getSafeEffectiveToolSettings } from './settings-policy';
+import type { RegisteredTool, StoredToolSettings, ToolCallContext } from './types';
+
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
+
+export interface ExecuteToolOptions {
+  registry?: ToolRegistry;
+}
+
+/** The tool's time budget: its `timeoutSeconds` setting within the descriptor's bounds, else 30 s. */
+export function getToolTimeoutMs(
+  tool: RegisteredTool,
+  parameters: Record<string, unknown>,
+): number {
+  const descriptor = tool.settings.parameterDescriptors.find(
+    (item) => item.name === 'timeoutSeconds',
+  );
+  if (!descriptor) return DEFAULT_TOOL_TIMEOUT_SECONDS * 1000;
+  const seconds = clampIntegerSetting(parameters.timeoutSeconds, {
+    min: descriptor.min ?? 1,
+    max: descriptor.max,
+    fallback:
+      typeof descriptor.defaultValue === 'number'
+        ? descriptor.defaultValue
+        : DEFAULT_TOOL_TIMEOUT_SECONDS,
+  });
+  return seconds * 1000;
+}
+
+function abortedBy(signal: AbortSignal | undefined, toolName: string): ToolAbortedError {
+  const reason = signal?.reason;
+  if (reason instanceof ToolAbortedError) return reason;
+  return new ToolAbortedError(`The call to "${toolName}" was cancelled before it finished.`, {
+    cause: reason,
+  });
+}
+
+function asToolError(error: unknown, toolName: string): ToolError {
+  if (error instanceof ToolError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolExecutionError(`Tool "${toolName}" failed: ${message}`, { cause: error });
+}
+
+/**
+ * Runs one tool call. Resolves to the tool's result; rejects with a `ToolError`:
+ * `unknown_tool`, `tool_disabled`, `timeout`, `aborted`, or whatever the tool
+ * raised (anything that is not a `ToolError` becomes `execution_failed`).
+ */
+export async function executeTool(
+  name: string,
+  args: unknown,
+  context: ToolCallContext,
+  savedSettings?: StoredToolSettings | null,
+  options: ExecuteToolOptions = {},
+): Promise<unknown> {
+  const registry = options.registry ?? defaultToolRegistry;
+  const tool = registry.get(name);
+  if (!tool) {
+    const available = registry.list().map((item) => item.definition.name);
+    throw new UnknownToolError(
+      `There is no tool named "${name}". Available tools: ${available.length > 0 ? available.join(', ') : 'none'}.`,
+    );
+  }
+  const settings = getSafeEffectiveToolSettings(tool, savedSettings);
+  if (!settings.enabled) {
+    throw new ToolDisabledError(
+      `Tool "${name}" is disabled for this user. Answer without it, or ask the user to enable it in Settings → Tools.`,
+    );
+  }
+  const parent = context.signal;
+  if (parent?.aborted) throw abortedBy(parent, name);
+
+  const timeoutMs = getToolTimeoutMs(tool, settings.parameters);
+  const controller = new AbortController();
+  let rejectRace: (error: ToolError) => void = () => {};
+  const race = new Promise<never>((_, reject) => {
+    rejectRace = reject;
+  });
+  const stop = (error: ToolError) => {
+    if (controller.signal.aborted) return;
+    controller.abort(error);
+    rejectRace(error);
+  };
+  const timer = setTimeout(
+    () =>
+      stop(
+        new ToolTimeoutError(
+          `Tool "${name}" did not finish within its ${timeoutMs / 1000} s budget and was stopped. Try a smaller task, or ask the user to raise its timeoutSeconds setting.`,
+        ),
+      ),
+    timeoutMs,
+  );
+  const onParentAbort = () => stop(abortedBy(parent, name));
+  parent?.addEventListener('abort', onParentAbort, { once: true });
+
+  try {
+    const { signal: _parentSignal, ...rest } = context;
+    const run = Promise.resolve().then(() =>
+      tool.execute(args, { ...rest, parameters: settings.parameters, signal: controller.signal }),
+    );
+    // A result or failure that arrives after the budget or the cancel is dropped.
+    run.catch(() => {});
+    return await Promise.race([run, race]);
+  } catch (error) {
+    if (controller.signal.aborted && controller.signal.reason instanceof ToolError)
+      throw controller.signal.reason;
+    throw asToolError(error, name);
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onParentAbort);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The tool layer's public entry points (SPEC §2). Importing this module
+ * registers every built-in tool into the default registry.
+ */
+import './builtin/get-current-datetime';
+
+export { parseToolArguments, requireNonBlank } from './arg-parsing';
+export * from './errors';
+export { DEFAULT_TOOL_TIMEOUT_SECONDS, executeTool, getToolTimeoutMs } from './execute';
+export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness-ledger';
+export {
+  createToolRegistry,
+  defaultToolRegistry,
+  getTool,
+  listTools,
+  registerTool,
+  TOOL_NAME_PATTERN,
+  ToolRegistrationError,
+  type ToolRegistry,
+} from './registry';
+export {
+  type EnabledToolRuntime,
+  getEnabledToolRuntime,
+  type SavedToolSettingsByName,
+} from './runtime';
+export {
+  clampIntegerSetting,
+  clampNumberSetting,
+  getBooleanSetting,
+  getDefaultToolSettings,
+  getPathListSetting,
+  getSafeEffectiveToolSettings,
+  getStringListSetting,
+  getStringSetting,
+  getToolDefinition,
+  getToolDefinitionsForTools,
+  mergeToolSettings,
+  normalizeToolParameters,
+} from './settings-policy';
+export type * from './types';

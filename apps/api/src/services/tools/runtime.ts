@@ -1,0 +1,47 @@
+/**
+ * From a user's saved settings to what a chat turn needs: the enabled tool
+ * definitions (for the provider) and the effective settings of each tool.
+ * The persistence layer loads the rows; this module only merges them.
+ */
+import { defaultToolRegistry, type ToolRegistry } from './registry';
+import { getSafeEffectiveToolSettings, getToolDefinition } from './settings-policy';
+import type {
+  EffectiveToolSettings,
+  RegisteredTool,
+  StoredToolSettings,
+  ToolDefinition,
+} from './types';
+
+export interface EnabledToolRuntime {
+  /** The enabled tools' definitions, built for their settings, in registration order. */
+  definitions: ToolDefinition[];
+  /** Effective settings of every registered tool, enabled or not, by name. */
+  settings: Map<string, EffectiveToolSettings>;
+  /** The enabled tools themselves. */
+  tools: RegisteredTool[];
+}
+
+export type SavedToolSettingsByName =
+  | ReadonlyMap<string, StoredToolSettings>
+  | Readonly<Record<string, StoredToolSettings | undefined>>;
+
+export function getEnabledToolRuntime(
+  savedSettings: SavedToolSettingsByName = {},
+  registry: ToolRegistry = defaultToolRegistry,
+): EnabledToolRuntime {
+  const lookup = (name: string): StoredToolSettings | undefined =>
+    savedSettings instanceof Map
+      ? savedSettings.get(name)
+      : Object.hasOwn(savedSettings, name)
+        ? (savedSettings as Record<string, StoredToolSettings | undefined>)[name]
+        : undefined;
+  const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };
+  for (const tool of registry.list()) {
+    const effective = getSafeEffectiveToolSettings(tool, lookup(tool.definition.name));
+    runtime.settings.set(tool.definition.name, effective);
+    if (!effective.enabled) continue;
+    runtime.tools.push(tool);
+    runtime.definitions.push(getToolDefinition(tool, effective));
+  }
+  return runtime;
+}

@@ -1,0 +1,404 @@
+/**
+ * The settings policy (SPEC §4): pure functions that turn a tool's metadata, a
+ * user's stored row and a requested update into effective settings. Requests are
+ * validated strictly (`ToolParameterError`); stored values are coerced, never
+ * rejected, because there is nobody to hand an error to when a turn reads them.
+ */
+import { ToolParameterError } from './errors';
+import type {
+  EffectiveToolSettings,
+  PathListEntry,
+  RegisteredTool,
+  StoredToolSettings,
+  ToolDefinition,
+  ToolParameterDescriptor,
+  ToolSettingsUpdate,
+} from './types';
+
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array (${truncateForMessage(JSON.stringify(value))})`;
+  if (typeof value === 'string') return `a string (${truncateForMessage(JSON.stringify(value))})`;
+  if (typeof value === 'number') return Number.isFinite(value) ? `the number ${value}` : `${value}`;
+  if (typeof value === 'object') return `an object (${truncateForMessage(safeJson(value))})`;
+  return `${typeof value} (${String(value)})`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function truncateForMessage(text: string, limit = 80): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function findDescriptor(tool: RegisteredTool, key: string): ToolParameterDescriptor | undefined {
+  return tool.settings.parameterDescriptors.find((descriptor) => descriptor.name === key);
+}
+
+function defaultValueOf(tool: RegisteredTool, descriptor: ToolParameterDescriptor): unknown {
+  return Object.hasOwn(tool.settings.defaultParameters, descriptor.name)
+    ? tool.settings.defaultParameters[descriptor.name]
+    : descriptor.defaultValue;
+}
+
+export function getDefaultToolSettings(tool: RegisteredTool): EffectiveToolSettings {
+  const parameters: Record<string, unknown> = structuredClone(tool.settings.defaultParameters);
+  for (const descriptor of tool.settings.parameterDescriptors) {
+    if (!Object.hasOwn(parameters, descriptor.name)) {
+      parameters[descriptor.name] = structuredClone(descriptor.defaultValue);
+    }
+  }
+  return { enabled: tool.settings.enabledByDefault || !tool.settings.canDisable, parameters };
+}
+
+function expectation(descriptor: ToolParameterDescriptor): string {
+  switch (descriptor.type) {
+    case 'number': {
+      const kind = descriptor.integer ? 'a whole number' : 'a number';
+      if (descriptor.min !== undefined && descriptor.max !== undefined) {
+        return `${kind} from ${descriptor.min} to ${descriptor.max}`;
+      }
+      if (descriptor.min !== undefined) return `${kind} of at least ${descriptor.min}`;
+      if (descriptor.max !== undefined) return `${kind} of at most ${descriptor.max}`;
+      return kind;
+    }
+    case 'string':
+      return 'a string';
+    case 'boolean':
+      return 'true or false';
+    case 'select':
+      return `one of ${(descriptor.options ?? []).map((option) => JSON.stringify(option.value)).join(', ')}`;
+    case 'string_list':
+      return 'an array of strings';
+    case 'path_list':
+      return 'an array of { "path": string, "enabled": boolean } entries';
+  }
+}
+
+function refuse(tool: RegisteredTool, descriptor: ToolParameterDescriptor, value: unknown): never {
+  throw new ToolParameterError(
+    descriptor.name,
+    `Setting "${descriptor.name}" of tool "${tool.definition.name}" must be ${expectation(descriptor)}; received ${describeValue(value)}.`,
+  );
+}
+
+function validateValue(
+  tool: RegisteredTool,
+  descriptor: ToolParameterDescriptor,
+  value: unknown,
+): unknown {
+  switch (descriptor.type) {
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) refuse(tool, descriptor, value);
+      if (descriptor.integer && !Number.isInteger(value)) refuse(tool, descriptor, value);
+      if (descriptor.min !== undefined && value < descriptor.min) refuse(tool, descriptor, value);
+      if (descriptor.max !== undefined && value > descriptor.max) refuse(tool, descriptor, value);
+      return value;
+    }
+    case 'string':
+      if (typeof value !== 'string') refuse(tool, descriptor, value);
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') refuse(tool, descriptor, value);
+      return value;
+    case 'select':
+      if (
+        typeof value !== 'string' ||
+        !(descriptor.options ?? []).some((option) => option.value === value)
+      ) {
+        refuse(tool, descriptor, value);
+      }
+      return value;
+    case 'string_list':
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+        refuse(tool, descriptor, value);
+      }
+      return [...value];
+    case 'path_list': {
+      if (!Array.isArray(value)) refuse(tool, descriptor, value);
+      return value.map((entry, index): PathListEntry => {
+        const valid =
+          isPlainObject(entry) &&
+          typeof entry.path === 'string' &&
+          entry.path.trim() !== '' &&
+          !entry.path.includes('\0') &&
+          typeof entry.enabled === 'boolean' &&
+          Object.keys(entry).every((key) => key === 'path' || key === 'enabled');
+        if (!valid) {
+          throw new ToolParameterError(
+            descriptor.name,
+            `Setting "${descriptor.name}" of tool "${tool.definition.name}" must be ${expectation(descriptor)} with a non-empty path; entry ${index} is ${describeValue(entry)}.`,
+          );
+        }
+        return { path: entry.path as string, enabled: entry.enabled as boolean };
+      });
+    }
+  }
+}
+
+/**
+ * Validates requested settings by the tool's descriptors: every name must be a
+ * known setting and every value of its declared type, range and options.
+ * Returns a copy holding only the given keys. Throws `ToolParameterError`.
+ */
+export function normalizeToolParameters(
+  tool: RegisteredTool,
+  params: unknown,
+): Record<string, unknown> {
+  if (!isPlainObject(params)) {
+    throw new ToolParameterError(
+      'parameters',
+      `Settings of tool "${tool.definition.name}" must be an object of setting names to values; received ${describeValue(params)}.`,
+    );
+  }
+  const normalized: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const descriptor = findDescriptor(tool, key);
+    if (!descriptor) {
+      const known = tool.settings.parameterDescriptors.map((item) => item.name);
+      throw new ToolParameterError(
+        key,
+        `Tool "${tool.definition.name}" has no setting "${key}". ${known.length > 0 ? `Known settings: ${known.join(', ')}.` : 'It has no settings.'}`,
+      );
+    }
+    normalized[key] = validateValue(tool, descriptor, value);
+  }
+  return normalized;
+}
+
+/**
+ * The three-step merge, defaults < saved < updates. Saved values are coerced (a
+ * corrupt value falls back to its default, an out-of-range number is clamped);
+ * updates are validated strictly and throw `ToolParameterError`, as does an
+ * attempt to disable a tool that cannot be disabled.
+ */
+export function mergeToolSettings(
+  tool: RegisteredTool,
+  saved?: StoredToolSettings | null,
+  updates?: ToolSettingsUpdate | null,
+): EffectiveToolSettings {
+  const base = getSafeEffectiveToolSettings(tool, saved);
+  if (!updates) return base;
+  if (updates.enabled !== undefined && typeof updates.enabled !== 'boolean') {
+    throw new ToolParameterError(
+      'enabled',
+      `"enabled" must be true or false; received ${describeValue(updates.enabled)}.`,
+    );
+  }
+  if (updates.enabled === false && !tool.settings.canDisable) {
+    throw new ToolParameterError(
+      'enabled',
+      `Tool "${tool.definition.name}" cannot be disabled; it is always available.`,
+    );
+  }
+  const validated =
+    updates.parameters === undefined ? {} : normalizeToolParameters(tool, updates.parameters);
+  return {
+    enabled: updates.enabled ?? base.enabled,
+    parameters: { ...base.parameters, ...validated },
+  };
+}
+
+/** Reads a stored parameters value that may be an object, a JSON string or garbage. */
+function readStoredParameters(raw: unknown): Record<string, unknown> {
+  if (typeof raw === 'string') {
+    try {
+      return readStoredParameters(JSON.parse(raw));
+    } catch {
+      return {};
+    }
+  }
+  return isPlainObject(raw) ? raw : {};
+}
+
+/** Coerces one stored value by its descriptor, falling back to the default when it cannot. */
+function coerceStoredValue(
+  descriptor: ToolParameterDescriptor,
+  value: unknown,
+  fallback: unknown,
+): unknown {
+  switch (descriptor.type) {
+    case 'number':
+      return descriptor.integer
+        ? clampIntegerSetting(value, {
+            min: descriptor.min,
+            max: descriptor.max,
+            fallback: fallback as number,
+          })
+        : clampNumberSetting(value, {
+            min: descriptor.min,
+            max: descriptor.max,
+            fallback: fallback as number,
+          });
+    case 'string':
+      return getStringSetting(value, fallback as string);
+    case 'boolean':
+      return getBooleanSetting(value, fallback as boolean);
+    case 'select':
+      return getStringSetting(
+        value,
+        fallback as string,
+        (descriptor.options ?? []).map((option) => option.value),
+      );
+    case 'string_list':
+      return getStringListSetting(value, fallback as string[]);
+    case 'path_list':
+      return getPathListSetting(value, fallback as PathListEntry[]);
+  }
+}
+
+/**
+ * Effective settings from a stored row without ever throwing: corrupt
+ * parameters fall back to their defaults (numbers are clamped into range,
+ * unknown names dropped) and the row's `enabled` flag is kept, so a tool the
+ * user switched off never comes back on because a parameter was bad.
+ */
+export function getSafeEffectiveToolSettings(
+  tool: RegisteredTool,
+  saved?: StoredToolSettings | null,
+): EffectiveToolSettings {
+  const defaults = getDefaultToolSettings(tool);
+  const stored = readStoredParameters(saved?.parameters);
+  const parameters: Record<string, unknown> = { ...defaults.parameters };
+  for (const descriptor of tool.settings.parameterDescriptors) {
+    if (Object.hasOwn(stored, descriptor.name)) {
+      parameters[descriptor.name] = coerceStoredValue(
+        descriptor,
+        stored[descriptor.name],
+        defaultValueOf(tool, descriptor),
+      );
+    }
+  }
+  const enabled = typeof saved?.enabled === 'boolean' ? saved.enabled : defaults.enabled;
+  return { enabled: tool.settings.canDisable ? enabled : true, parameters };
+}
+
+/** The definition a provider sees for these settings (`buildDefinition` where the tool has one). */
+export function getToolDefinition(
+  tool: RegisteredTool,
+  settings: EffectiveToolSettings,
+): ToolDefinition {
+  if (!tool.buildDefinition) return tool.definition;
+  const built = tool.buildDefinition(settings);
+  if (built.name !== tool.definition.name) {
+    throw new Error(
+      `Tool "${tool.definition.name}" built a definition named "${built.name}"; buildDefinition must keep the registered name.`,
+    );
+  }
+  return built;
+}
+
+/** Keeps the enabled tools and produces their definitions. Tools without an entry use their defaults. */
+export function getToolDefinitionsForTools(
+  tools: readonly RegisteredTool[],
+  settings?:
+    | ReadonlyMap<string, EffectiveToolSettings>
+    | Readonly<Record<string, EffectiveToolSettings>>,
+): ToolDefinition[] {
+  const lookup = (name: string): EffectiveToolSettings | undefined =>
+    settings instanceof Map
+      ? settings.get(name)
+      : (settings as Record<string, EffectiveToolSettings> | undefined)?.[name];
+  const definitions: ToolDefinition[] = [];
+  for (const tool of tools) {
+    const effective = lookup(tool.definition.name) ?? getDefaultToolSettings(tool);
+    if (effective.enabled) definitions.push(getToolDefinition(tool, effective));
+  }
+  return definitions;
+}
+
+// ---- Lenient readers for stored values (coerce, never throw) ----
+
+export interface NumberSettingBounds {
+  min?: number;
+  max?: number;
+  fallback: number;
+}
+
+function readNumeric(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) ? parsed : undefined;
+  }
+  return undefined;
+}
+
+function clampNumber(value: number, { min, max }: NumberSettingBounds): number {
+  let result = value;
+  if (min !== undefined && result < min) result = min;
+  if (max !== undefined && result > max) result = max;
+  return result;
+}
+
+/** A stored number clamped into range; a non-number (or numeric text that is not a number) yields the fallback. */
+export function clampNumberSetting(value: unknown, bounds: NumberSettingBounds): number {
+  const numeric = readNumeric(value);
+  return numeric === undefined ? bounds.fallback : clampNumber(numeric, bounds);
+}
+
+/** A stored whole number, truncated toward zero and clamped into range; anything else yields the fallback. */
+export function clampIntegerSetting(value: unknown, bounds: NumberSettingBounds): number {
+  const numeric = readNumeric(value);
+  return numeric === undefined ? bounds.fallback : clampNumber(Math.trunc(numeric), bounds);
+}
+
+/** A stored string (one of `allowed` when given); anything else yields the fallback. */
+export function getStringSetting(
+  value: unknown,
+  fallback: string,
+  allowed?: readonly string[],
+): string {
+  if (typeof value !== 'string') return fallback;
+  if (allowed && !allowed.includes(value)) return fallback;
+  return value;
+}
+
+export function getBooleanSetting(value: unknown, fallback: boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return fallback;
+}
+
+/** A stored list of strings; non-string items are dropped, a non-array yields the fallback. */
+export function getStringListSetting(value: unknown, fallback: readonly string[]): string[] {
+  if (!Array.isArray(value)) return [...fallback];
+  return value.filter((item): item is string => typeof item === 'string');
+}
+
+/**
+ * A stored path list. Plain strings are read as enabled entries; malformed
+ * entries are dropped. A non-array yields the fallback.
+ */
+export function getPathListSetting(
+  value: unknown,
+  fallback: readonly PathListEntry[],
+): PathListEntry[] {
+  if (!Array.isArray(value)) return fallback.map((entry) => ({ ...entry }));
+  const entries: PathListEntry[] = [];
+  for (const item of value) {
+    if (typeof item === 'string' && item.trim() !== '' && !item.includes('\0')) {
+      entries.push({ path: item, enabled: true });
+    } else if (
+      isPlainObject(item) &&
+      typeof item.path === 'string' &&
+      item.path.trim() !== '' &&
+      !item.path.includes('\0')
+    ) {
+      entries.push({ path: item.path, enabled: item.enabled !== false });
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,173 @@
+/**
+ * The tool layer's core types (SPEC §2). Built-ins, the settings policy, the
+ * execution layer and the provider mappers all speak in these shapes.
+ */
+
+export type JsonSchemaType =
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'object'
+  | 'array'
+  | 'null';
+
+/** Plain JSON Schema, as tool authors write it (SPEC §5). Unknown keywords are kept. */
+export interface JsonSchema {
+  type?: JsonSchemaType | JsonSchemaType[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  [keyword: string]: unknown;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export type ToolCategory = 'system' | 'image' | 'interaction';
+
+export type ToolParameterType =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'select'
+  | 'string_list'
+  | 'path_list';
+
+/** One entry of a `path_list` setting (allowed/denied paths). Disabled entries are ignored. */
+export interface PathListEntry {
+  path: string;
+  enabled: boolean;
+}
+
+export interface ToolParameterOption {
+  value: string;
+  label: string;
+}
+
+/** Describes one tool setting: a settings form is drawn from it and values are validated by it. */
+export interface ToolParameterDescriptor {
+  name: string;
+  label: string;
+  description: string;
+  type: ToolParameterType;
+  defaultValue: unknown;
+  /** Numbers only: inclusive bounds. */
+  min?: number;
+  max?: number;
+  /** Numbers only: whole numbers required. */
+  integer?: boolean;
+  /** Selects only: the allowed values. */
+  options?: ToolParameterOption[];
+}
+
+export interface ToolSettingsMetadata {
+  title: string;
+  description: string;
+  category: ToolCategory;
+  enabledByDefault: boolean;
+  canDisable: boolean;
+  defaultParameters: Record<string, unknown>;
+  parameterDescriptors: ToolParameterDescriptor[];
+}
+
+/** A tool's settings after the three-step merge: defaults < saved < updates (SPEC §4). */
+export interface EffectiveToolSettings {
+  enabled: boolean;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * What the database holds for one user and tool. Both fields may be missing or
+ * corrupt (a row written by an older version, or by hand), so they are `unknown`
+ * until the settings policy has coerced them.
+ */
+export interface StoredToolSettings {
+  enabled?: boolean | null;
+  parameters?: unknown;
+}
+
+/** A change requested through the settings API; validated strictly. */
+export interface ToolSettingsUpdate {
+  enabled?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+/** What the freshness ledger remembers about one file a chat has read (SPEC §7.4). */
+export interface FileReadRecord {
+  /** sha256 (hex) of the whole file as it was read. */
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+  /** True once the reads cover the whole file (text windows from line 1 to the end, or a byte view). */
+  complete: boolean;
+  /** Text windows read so far, contiguous from line 1 (0 when none). */
+  linesCovered: number;
+  totalLines: number;
+}
+
+/** The per-chat read-before-write ledger. Paths are real (symlink-resolved) absolute paths. */
+export interface FileFreshnessLedger {
+  get(realPath: string): Promise<FileReadRecord | undefined>;
+  set(realPath: string, record: FileReadRecord): Promise<void>;
+  delete(realPath: string): Promise<void>;
+  /** Runs `task` while holding this path's lock, so mutations of one path serialise. */
+  withLock<T>(realPath: string, task: () => Promise<T>): Promise<T>;
+}
+
+/** Progress a long-running tool reports while it works (e.g. one image of several is done). */
+export interface ToolProgressEvent {
+  type: string;
+  message?: string;
+  data?: Record<string, unknown>;
+}
+
+export type ChatMode = 'chat' | 'agent';
+
+/** What an executor receives (SPEC §2). */
+export interface ToolContext {
+  userId: string;
+  chatId: string;
+  mode: ChatMode;
+  /** The chat's bound directory, absolute. */
+  workingDirectory?: string;
+  /** Containment (SPEC §6); only meaningful in agent mode. */
+  restrictToWorkingDirectory: boolean;
+  /** Effective settings of this tool. */
+  parameters: Record<string, unknown>;
+  /** Fires on timeout or on cancel; `signal.reason` is a `ToolTimeoutError` or a `ToolAbortedError`. */
+  signal: AbortSignal;
+  freshness: FileFreshnessLedger;
+  emit?: (event: ToolProgressEvent) => void;
+}
+
+/**
+ * What a caller of `executeTool` provides: the context minus what the execution
+ * layer derives itself (the tool's effective parameters). `signal` is the parent's
+ * cancel signal; the execution layer combines it with the tool's time budget.
+ */
+export type ToolCallContext = Omit<ToolContext, 'parameters' | 'signal'> & { signal?: AbortSignal };
+
+export interface RegisteredTool {
+  definition: ToolDefinition;
+  buildDefinition?: (settings: EffectiveToolSettings) => ToolDefinition;
+  settings: ToolSettingsMetadata;
+  execute: (args: unknown, context: ToolContext) => Promise<unknown>;
+}

@@ -1,0 +1,3 @@
+/** TypeBox contracts shared by the API and its clients: the single source of the HTTP types. */
+export * from './contracts/errors';
+export * from './contracts/health';
