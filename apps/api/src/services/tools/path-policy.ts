@@ -1,0 +1,386 @@
+/**
+ * The path policy (SPEC §6): the one place where every filesystem tool turns a
+ * path argument into a checked location. `~` expansion, resolution against the
+ * chat's working directory, allowed/denied paths and agent-mode containment,
+ * every check made on the real (symlink-resolved) path.
+ */
+
+import { realpathSync } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { PermissionDeniedError, ToolArgumentError } from './errors';
+import { getPathListSetting } from './settings-policy';
+import type { ToolContext } from './types';
+
+export type PathPolicyContext = Pick<
+  ToolContext,
+  'mode' | 'workingDirectory' | 'restrictToWorkingDirectory' | 'parameters'
+>;
+
+export interface ResolvedPath {
+  /** The argument as received. */
+  input: string;
+  /** After `~` expansion and resolution against the working directory (lexical, normalised). */
+  absolutePath: string;
+  /** absolutePath with its nearest existing ancestor resolved through symlinks (+ the non-existing rest). */
+  realPath: string;
+  /** Whether absolutePath exists (lstat: a broken symlink exists). */
+  exists: boolean;
+}
+
+/** Linux PATH_MAX: longer paths cannot be opened anyway. Measured in UTF-8 bytes. */
+export const MAX_PATH_BYTES = 4096;
+/** Linux NAME_MAX: the longest single path component, in UTF-8 bytes. */
+export const MAX_PATH_COMPONENT_BYTES = 255;
+/** How many symbolic links one resolution may follow before it is called a loop (Linux's MAXSYMLINKS). */
+const MAX_SYMLINK_HOPS = 40;
+
+/** The rule that refused a path, in `PermissionDeniedError.details.rule`. */
+export type PathPolicyRule = 'allowedPaths' | 'deniedPaths' | 'containment';
+
+export function getEffectiveWorkingDirectory(context: PathPolicyContext): string | undefined {
+  if (context.mode !== 'agent') return undefined;
+  const directory = context.workingDirectory;
+  if (typeof directory !== 'string' || directory.trim() === '') return undefined;
+  return path.resolve(directory);
+}
+
+export function isContainmentActive(context: PathPolicyContext): boolean {
+  return (
+    context.restrictToWorkingDirectory === true &&
+    getEffectiveWorkingDirectory(context) !== undefined
+  );
+}
+
+/** Segment-aware and inclusive: `/a/b` contains `/a/b` and `/a/b/c`, never `/a/bc`. */
+export function isPathInside(parent: string, candidate: string): boolean {
+  const base = path.resolve(parent);
+  const target = path.resolve(candidate);
+  if (base === target) return true;
+  const prefix = base.endsWith(path.sep) ? base : `${base}${path.sep}`;
+  return target.startsWith(prefix);
+}
+
+function argumentError(argument: string, message: string): ToolArgumentError {
+  return new ToolArgumentError(message, { details: { argument } });
+}
+
+function checkPathString(rawPath: unknown, argument: string): string {
+  if (typeof rawPath !== 'string') {
+    throw argumentError(argument, `Argument "${argument}" must be a path string.`);
+  }
+  if (rawPath.trim() === '') {
+    throw argumentError(
+      argument,
+      `Argument "${argument}" must not be blank: give an absolute path, a path starting with "~", or one relative to the working directory.`,
+    );
+  }
+  if (rawPath.includes('\0')) {
+    throw argumentError(
+      argument,
+      `Argument "${argument}" contains a NUL byte, which no file path can contain. Send the path without it.`,
+    );
+  }
+  checkLength(rawPath, argument);
+  return rawPath;
+}
+
+function checkLength(candidate: string, argument: string): void {
+  const bytes = Buffer.byteLength(candidate, 'utf8');
+  if (bytes > MAX_PATH_BYTES) {
+    throw argumentError(
+      argument,
+      `Argument "${argument}" is ${bytes} bytes long; paths are limited to ${MAX_PATH_BYTES} bytes.`,
+    );
+  }
+  for (const component of candidate.split(path.sep)) {
+    if (Buffer.byteLength(component, 'utf8') > MAX_PATH_COMPONENT_BYTES) {
+      throw argumentError(
+        argument,
+        `Argument "${argument}" has a name of more than ${MAX_PATH_COMPONENT_BYTES} bytes ("${component.slice(0, 40)}…"); no file or directory name can be that long.`,
+      );
+    }
+  }
+}
+
+/** `~` and `~/x` are the server user's home; `~name` forms are refused rather than guessed. */
+function expandHome(candidate: string, argument: string): string {
+  if (candidate === '~') return homedir();
+  if (candidate.startsWith(`~${path.sep}`)) return path.join(homedir(), candidate.slice(2));
+  if (candidate.startsWith('~')) {
+    throw argumentError(
+      argument,
+      `Argument "${argument}" starts with "${candidate.split(path.sep)[0]}": only "~" (the server user's home) is expanded. For a file whose name starts with "~", write "./${candidate}".`,
+    );
+  }
+  return candidate;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error
+    ? String((error as { code: unknown }).code)
+    : undefined;
+}
+
+function loopError(argument: string, input: string): ToolArgumentError {
+  return argumentError(
+    argument,
+    `Path "${input}" cannot be resolved: it goes through a loop of symbolic links (or more than ${MAX_SYMLINK_HOPS} of them).`,
+  );
+}
+
+/**
+ * Resolves symlinks along an absolute, normalised path, component by
+ * component, the way the kernel would; once a component does not exist the
+ * rest is appended lexically. A broken link is followed to where it points,
+ * so creating a file through it is checked at its real destination.
+ */
+async function resolveRealPath(
+  absolutePath: string,
+  argument: string,
+  input: string,
+): Promise<string> {
+  try {
+    return await realpath(absolutePath);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ELOOP') throw loopError(argument, input);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+  }
+  const queue = absolutePath.split(path.sep).filter((part) => part !== '');
+  let current = path.parse(absolutePath).root;
+  let hops = 0;
+  while (queue.length > 0) {
+    const name = queue.shift() as string;
+    if (name === '.') continue;
+    if (name === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, name);
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(next)).isSymbolicLink();
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return path.resolve(next, ...queue);
+      throw error;
+    }
+    if (!isLink) {
+      current = next;
+      continue;
+    }
+    hops += 1;
+    if (hops > MAX_SYMLINK_HOPS) throw loopError(argument, input);
+    const target = await readlink(next);
+    if (path.isAbsolute(target)) current = path.parse(target).root;
+    queue.unshift(...target.split(path.sep).filter((part) => part !== ''));
+  }
+  return current;
+}
+
+async function pathExists(absolutePath: string): Promise<boolean> {
+  try {
+    await lstat(absolutePath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface ResolvedEntry {
+  /** As configured, for messages. */
+  configured: string;
+  absolutePath: string;
+  realPath: string;
+}
+
+interface PolicyRules {
+  allowed: ResolvedEntry[];
+  denied: ResolvedEntry[];
+  /** The working directory and its real path when containment is active. */
+  containment?: { absolutePath: string; realPath: string };
+}
+
+/**
+ * Settings entries are `~`-expanded and realpath-resolved like arguments. A
+ * relative entry is resolved against the effective working directory, else the
+ * API process's directory (documented in the README). Entries that cannot be
+ * resolved (a symlink loop) are kept lexically so a denied entry never vanishes.
+ */
+async function resolveEntries(raw: unknown, context: PathPolicyContext): Promise<ResolvedEntry[]> {
+  const base = getEffectiveWorkingDirectory(context) ?? process.cwd();
+  const entries = getPathListSetting(raw, []).filter((entry) => entry.enabled);
+  return Promise.all(
+    entries.map(async (entry) => {
+      let expanded = entry.path;
+      if (expanded === '~') expanded = homedir();
+      else if (expanded.startsWith(`~${path.sep}`))
+        expanded = path.join(homedir(), expanded.slice(2));
+      const absolutePath = path.resolve(base, expanded);
+      let realPath = absolutePath;
+      try {
+        realPath = await resolveRealPath(absolutePath, 'setting', entry.path);
+      } catch {
+        // keep the lexical form
+      }
+      return { configured: entry.path, absolutePath, realPath };
+    }),
+  );
+}
+
+async function loadRules(context: PathPolicyContext): Promise<PolicyRules> {
+  const [allowed, denied] = await Promise.all([
+    resolveEntries(context.parameters?.allowedPaths, context),
+    resolveEntries(context.parameters?.deniedPaths, context),
+  ]);
+  const rules: PolicyRules = { allowed, denied };
+  if (isContainmentActive(context)) {
+    const directory = getEffectiveWorkingDirectory(context) as string;
+    let realDirectory = directory;
+    try {
+      realDirectory = await resolveRealPath(directory, 'workingDirectory', directory);
+    } catch {
+      // an unresolvable working directory contains only itself, lexically
+    }
+    rules.containment = { absolutePath: directory, realPath: realDirectory };
+  }
+  return rules;
+}
+
+type Verdict = { rule: PathPolicyRule; entry?: ResolvedEntry } | undefined;
+
+function judge(rules: PolicyRules, realPath: string, absolutePath?: string): Verdict {
+  if (
+    rules.allowed.length > 0 &&
+    !rules.allowed.some((entry) => isPathInside(entry.realPath, realPath))
+  ) {
+    return { rule: 'allowedPaths' };
+  }
+  const denied = rules.denied.find(
+    (entry) =>
+      isPathInside(entry.realPath, realPath) ||
+      (absolutePath !== undefined && isPathInside(entry.absolutePath, absolutePath)),
+  );
+  if (denied) return { rule: 'deniedPaths', entry: denied };
+  if (rules.containment && !isPathInside(rules.containment.realPath, realPath)) {
+    return { rule: 'containment' };
+  }
+  return undefined;
+}
+
+function describeTarget(resolved: Omit<ResolvedPath, 'exists'>): string {
+  const via =
+    resolved.realPath !== resolved.absolutePath
+      ? ` (which resolves to "${resolved.realPath}")`
+      : '';
+  return `Path "${resolved.input}"${via}`;
+}
+
+function refusal(
+  verdict: NonNullable<Verdict>,
+  resolved: Omit<ResolvedPath, 'exists'>,
+  rules: PolicyRules,
+): PermissionDeniedError {
+  const target = describeTarget(resolved);
+  const details = { rule: verdict.rule, path: resolved.absolutePath, realPath: resolved.realPath };
+  switch (verdict.rule) {
+    case 'allowedPaths':
+      return new PermissionDeniedError(
+        `${target} is outside every allowed path (allowedPaths setting: ${rules.allowed.map((entry) => `"${entry.configured}"`).join(', ')}). Use a path inside one of them, or ask the user to extend the setting.`,
+        { details },
+      );
+    case 'deniedPaths':
+      return new PermissionDeniedError(
+        `${target} is inside the denied path "${verdict.entry?.configured}" (deniedPaths setting; a denied path wins over an allowed one). Do not try to reach it another way; ask the user if you need it.`,
+        { details },
+      );
+    case 'containment':
+      return new PermissionDeniedError(
+        `${target} is outside this chat's working directory "${rules.containment?.absolutePath}". File tools are restricted to the working directory (symbolic links are followed before the check); use a path inside it.`,
+        { details },
+      );
+  }
+}
+
+/**
+ * Resolves a path argument and applies the policy, in SPEC §6 order: expand
+ * `~`; resolve relative paths against the working directory (refused before any
+ * disk access when there is none); allowed paths; denied paths (deny wins);
+ * containment. Throws `ToolArgumentError` for malformed paths and
+ * `PermissionDeniedError` naming the rule that refused.
+ */
+export async function resolveAndValidatePath(
+  rawPath: string,
+  context: PathPolicyContext,
+  options: { argument?: string } = {},
+): Promise<ResolvedPath> {
+  const argument = options.argument ?? 'path';
+  const input = checkPathString(rawPath, argument);
+  const expanded = expandHome(input, argument);
+  let absolutePath: string;
+  if (path.isAbsolute(expanded)) {
+    absolutePath = path.resolve(expanded);
+  } else {
+    const directory = getEffectiveWorkingDirectory(context);
+    if (directory === undefined) {
+      throw argumentError(
+        argument,
+        `Argument "${argument}" is the relative path "${input}", but this chat has no working directory to resolve it against${context.mode === 'chat' ? ' (chat mode does not use a bound directory)' : ''}. Give an absolute path or one starting with "~".`,
+      );
+    }
+    absolutePath = path.resolve(directory, expanded);
+  }
+  checkLength(absolutePath, argument);
+  const realPath = await resolveRealPath(absolutePath, argument, input);
+  const rules = await loadRules(context);
+  const verdict = judge(rules, realPath, absolutePath);
+  if (verdict) throw refusal(verdict, { input, absolutePath, realPath }, rules);
+  return { input, absolutePath, realPath, exists: await pathExists(absolutePath) };
+}
+
+/**
+ * For walks (grep, glob, list): the same allowed/denied/containment rules as a
+ * synchronous check of an already-real path, with the entries resolved once.
+ */
+export async function createPathFilter(
+  context: PathPolicyContext,
+): Promise<(realPath: string) => boolean> {
+  const rules = await loadRules(context);
+  return (realPath: string) => judge(rules, realPath) === undefined;
+}
+
+/** Working directory → its real path; only successes are cached (a directory may appear later). */
+const realDirectoryCache = new Map<string, string>();
+
+function realDirectoryOf(directory: string): string | undefined {
+  const cached = realDirectoryCache.get(directory);
+  if (cached !== undefined) return cached;
+  try {
+    const real = realpathSync(directory);
+    if (realDirectoryCache.size >= 256) realDirectoryCache.clear();
+    realDirectoryCache.set(directory, real);
+    return real;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Result-path re-anchoring (SPEC §6, "both ways"): relative to the effective
+ * working directory when one is bound and the path lies inside it (or inside
+ * its real location, when the directory is reached through a symlink);
+ * absolute otherwise. The working directory itself is reported as ".".
+ */
+export function toReportedPath(absolutePath: string, context: PathPolicyContext): string {
+  const target = path.resolve(absolutePath);
+  const directory = getEffectiveWorkingDirectory(context);
+  if (directory === undefined) return target;
+  if (isPathInside(directory, target)) return path.relative(directory, target) || '.';
+  const realDirectory = realDirectoryOf(directory);
+  if (realDirectory && realDirectory !== directory && isPathInside(realDirectory, target)) {
+    return path.relative(realDirectory, target) || '.';
+  }
+  return target;
+}
