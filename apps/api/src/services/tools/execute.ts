@@ -13,7 +13,11 @@ import {
   UnknownToolError,
 } from './errors';
 import { defaultToolRegistry, type ToolRegistry } from './registry';
-import { clampIntegerSetting, getSafeEffectiveToolSettings } from './settings-policy';
+import {
+  clampIntegerSetting,
+  clampNumberSetting,
+  getSafeEffectiveToolSettings,
+} from './settings-policy';
 import type { RegisteredTool, StoredToolSettings, ToolCallContext } from './types';
 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
@@ -31,14 +35,17 @@ export function getToolTimeoutMs(
     (item) => item.name === 'timeoutSeconds',
   );
   if (!descriptor) return DEFAULT_TOOL_TIMEOUT_SECONDS * 1000;
-  const seconds = clampIntegerSetting(parameters.timeoutSeconds, {
+  const bounds = {
     min: descriptor.min ?? 1,
     max: descriptor.max,
     fallback:
       typeof descriptor.defaultValue === 'number'
         ? descriptor.defaultValue
         : DEFAULT_TOOL_TIMEOUT_SECONDS,
-  });
+  };
+  const seconds = descriptor.integer
+    ? clampIntegerSetting(parameters.timeoutSeconds, bounds)
+    : clampNumberSetting(parameters.timeoutSeconds, bounds);
   return seconds * 1000;
 }
 
