@@ -1,0 +1,21 @@
+/** The provider contract (SPEC §10.1): types only, shared by the adapters and the turn loop. */
+export type {
+  AssistantMessage,
+  ConversationMessage,
+  ErrorEvent,
+  FinishReason,
+  ProviderErrorCode,
+  ProviderMetadata,
+  ProviderStreamEvent,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultPart,
+  UsageEvent,
+  UserMessage,
+} from '@mango/shared';
+export type { LanguageModelProvider, ProviderId } from './language-model-provider';
+export type {
+  ProviderRequest,
+  ProviderToolChoice,
+  ProviderToolDefinition,
+} from './provider-request';

@@ -1,0 +1,20 @@
+/** The one interface every provider adapter implements and the turn loop consumes. Types only. */
+import type { ProviderStreamEvent } from '@mango/shared';
+import type { ProviderRequest } from './provider-request';
+
+/** The adapters this server has; a model is named `<ProviderId>:<modelId>` (SPEC §15). */
+export type ProviderId = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
+
+export interface LanguageModelProvider {
+  readonly id: ProviderId;
+  /**
+   * Runs one model call and streams it as events. The stream never throws: a
+   * failure (HTTP error, cut stream, invalid chunk, cancel) is its last event,
+   * an `error` with a code and `retryable`. A call that succeeded ends with
+   * `usage` (when the provider reports it) and `turn_completed`. Tool calls are
+   * always `tool_call_started`, zero or more `tool_call_arguments_delta`, then
+   * `tool_call_completed` with the whole arguments text; ids are unique within
+   * the call even when the provider sent none.
+   */
+  streamTurn(request: ProviderRequest): AsyncIterable<ProviderStreamEvent>;
+}

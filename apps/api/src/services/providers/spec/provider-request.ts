@@ -1,0 +1,33 @@
+/** What the turn loop asks of a provider adapter for one model call (SPEC §10.1). Types only. */
+import type { ConversationMessage } from '@mango/shared';
+
+/** A tool as the model sees it: the same shape as the tool layer's `ToolDefinition`. */
+export interface ProviderToolDefinition {
+  name: string;
+  description: string;
+  /** Plain JSON Schema with an object root; each adapter derives its provider's dialect. */
+  parameters: { [keyword: string]: unknown };
+}
+
+/**
+ * `auto`: the model may call tools. `none`: tools stay declared (history may
+ * hold tool calls, and Anthropic refuses such a request without tools) but the
+ * model must answer in text — the forced final answer at the iteration limit.
+ * `required`: the model must call a tool.
+ */
+export type ProviderToolChoice = 'auto' | 'none' | 'required';
+
+export interface ProviderRequest {
+  /** The provider's own model id (`gpt-5`, not `openai:gpt-5`). */
+  model: string;
+  system?: string;
+  /** The conversation so far; every tool call in it is answered by a tool result. */
+  messages: readonly ConversationMessage[];
+  tools: readonly ProviderToolDefinition[];
+  /** Default `auto`. */
+  toolChoice?: ProviderToolChoice;
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Cancels the request; the adapter then ends its stream with an `error` of code `aborted`. */
+  signal?: AbortSignal;
+}

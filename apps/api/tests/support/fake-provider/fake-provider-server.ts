@@ -1,0 +1,324 @@
+/**
+ * A fake model provider for tests: a real HTTP/1.1 server on loopback that
+ * speaks each provider's wire format (OpenAI Responses, Chat Completions,
+ * Anthropic Messages, Gemini streamGenerateContent) so the official SDKs can be
+ * pointed at it. It records every request body and answers each call from a
+ * per-provider script (or a responder function), including faults: hangs, cut
+ * connections, malformed or mis-shaped chunks, HTTP 429/500. It is built on raw
+ * TCP so a "cut" is a real dropped connection, not a clean end of body.
+ */
+import { createServer, type Socket } from 'node:net';
+import { encodeAnthropic } from './encode-anthropic';
+import { encodeChatCompletions } from './encode-chat-completions';
+import { encodeGemini } from './encode-gemini';
+import { encodeOpenAIResponses } from './encode-openai-responses';
+import type { FakeProviderKind, FakeTurn, WireFrame } from './fake-turn';
+
+export interface RecordedRequest {
+  provider: FakeProviderKind;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  /** The parsed JSON body. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary provider request fields.
+  body: any;
+  model: string;
+}
+
+export type FakeResponder = (request: RecordedRequest) => FakeTurn;
+
+export interface FakeProviderServer {
+  url: string;
+  /** What to give each SDK as its base URL. */
+  baseUrl(provider: FakeProviderKind): string;
+  enqueue(provider: FakeProviderKind, ...turns: FakeTurn[]): void;
+  /** Answers every call to `provider` that the queue does not (used for generated load). */
+  respondWith(provider: FakeProviderKind, responder: FakeResponder): void;
+  requests(provider?: FakeProviderKind): RecordedRequest[];
+  /** Scripted turns not consumed yet. */
+  pending(provider: FakeProviderKind): number;
+  /** Connections currently open (a hung stream stays open until its client leaves). */
+  openConnections(): number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const ENCODERS: Record<
+  FakeProviderKind,
+  (turn: FakeTurn, model: string, nextId: () => number) => WireFrame[]
+> = {
+  openai: encodeOpenAIResponses,
+  'openai-compatible': encodeChatCompletions,
+  anthropic: encodeAnthropic,
+  gemini: encodeGemini,
+};
+
+function route(path: string): { provider: FakeProviderKind; model?: string } | undefined {
+  if (path === '/v1/responses') return { provider: 'openai' };
+  if (path === '/v1/chat/completions') return { provider: 'openai-compatible' };
+  if (path === '/v1/messages') return { provider: 'anthropic' };
+  const gemini = path.match(/^\/v1beta\/models\/([^/:]+):streamGenerateContent$/);
+  if (gemini) return { provider: 'gemini', model: decodeURIComponent(gemini[1] as string) };
+  return undefined;
+}
+
+function errorBody(provider: FakeProviderKind, status: number, message: string): unknown {
+  if (provider === 'anthropic') {
+    const type =
+      status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+    return { type: 'error', error: { type, message } };
+  }
+  if (provider === 'gemini') {
+    const state =
+      status === 429 ? 'RESOURCE_EXHAUSTED' : status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
+    return { error: { code: status, message, status: state } };
+  }
+  const type =
+    status === 429
+      ? 'rate_limit_exceeded'
+      : status >= 500
+        ? 'server_error'
+        : 'invalid_request_error';
+  return { error: { message, type, code: type, param: null } };
+}
+
+function faultFrame(
+  provider: FakeProviderKind,
+  kind: 'malformed_chunk' | 'invalid_chunk',
+): WireFrame {
+  const end = provider === 'gemini' ? '\r\n\r\n' : '\n\n';
+  if (kind === 'malformed_chunk') {
+    if (provider === 'openai')
+      return {
+        text: `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":${end}`,
+      };
+    if (provider === 'anthropic')
+      return {
+        text: `event: content_block_delta\ndata: {"type":"content_block_delta","index":${end}`,
+      };
+    return { text: `data: {"choices":[{"delta":${end}` };
+  }
+  if (provider === 'openai')
+    return {
+      text: `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":99,"item_id":"msg_x","output_index":0,"content_index":0,"delta":42}${end}`,
+    };
+  if (provider === 'anthropic')
+    return {
+      text: `event: content_block_delta\ndata: {"type":"content_block_delta","index":"zero","delta":{"type":"text_delta","text":7}}${end}`,
+    };
+  if (provider === 'gemini')
+    return {
+      text: `data: {"candidates":[{"content":{"role":"model","parts":[{"text":42}]},"index":0}]}${end}`,
+    };
+  return {
+    text: `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":42},"finish_reason":null}]}${end}`,
+  };
+}
+
+/** Splits bytes where a parser is most likely to stumble: inside a UTF-8 character, else mid-frame. */
+function awkwardSplit(bytes: Uint8Array): number {
+  for (let index = 1; index < bytes.length; index++) {
+    if (((bytes[index] as number) & 0xc0) === 0x80) return index;
+  }
+  return Math.max(1, Math.floor(bytes.length / 2));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+  const queues = new Map<FakeProviderKind, FakeTurn[]>();
+  const responders = new Map<FakeProviderKind, FakeResponder>();
+  const recorded: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let counter = 0;
+  const nextId = () => ++counter;
+
+  async function stream(socket: Socket, request: RecordedRequest, turn: FakeTurn): Promise<void> {
+    let closed = false;
+    socket.once('close', () => {
+      closed = true;
+    });
+    const write = (text: string | Uint8Array) => {
+      if (!closed) socket.write(text);
+    };
+    const fault = turn.fault;
+    if (fault?.type === 'http_error') {
+      const body = JSON.stringify(
+        errorBody(
+          request.provider,
+          fault.status,
+          fault.message ?? `fake provider error ${fault.status}`,
+        ),
+      );
+      const retryAfter =
+        fault.retryAfterSeconds === undefined ? '' : `retry-after: ${fault.retryAfterSeconds}\r\n`;
+      write(
+        `HTTP/1.1 ${fault.status} Fake\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retryAfter}connection: close\r\n\r\n${body}`,
+      );
+      socket.end();
+      return;
+    }
+    const frames = ENCODERS[request.provider](turn, request.model, nextId);
+    if (fault?.type === 'malformed_chunk' || fault?.type === 'invalid_chunk')
+      frames.splice(
+        Math.min(fault.at ?? 2, frames.length),
+        0,
+        faultFrame(request.provider, fault.type),
+      );
+    write(
+      'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n',
+    );
+    const writeChunk = (bytes: Uint8Array) => {
+      write(`${bytes.length.toString(16)}\r\n`);
+      write(bytes);
+      write('\r\n');
+    };
+    let stopAfter = frames.length;
+    let cutInside = false;
+    if (fault?.type === 'hang') stopAfter = Math.min(fault.afterFrames ?? 1, frames.length);
+    if (fault?.type === 'cut') {
+      if (fault.at === 'mid_tool_call') {
+        const index = frames.findIndex(
+          (frame) => frame.carries === 'tool_call_arguments' || frame.carries === 'tool_call',
+        );
+        stopAfter = index === -1 ? 1 : index + 1;
+        cutInside = index !== -1 && frames[index]?.carries === 'tool_call';
+      } else stopAfter = Math.min(fault.at, frames.length);
+    }
+    for (let index = 0; index < stopAfter && !closed; index++) {
+      const bytes = new TextEncoder().encode((frames[index] as WireFrame).text);
+      if (cutInside && index === stopAfter - 1) {
+        // A whole-call frame (Gemini) is cut through its middle.
+        writeChunk(bytes.subarray(0, Math.floor(bytes.length / 2)));
+        break;
+      }
+      if (turn.splitWrites) {
+        const at = awkwardSplit(bytes);
+        writeChunk(bytes.subarray(0, at));
+        await sleep(1);
+        writeChunk(bytes.subarray(at));
+      } else writeChunk(bytes);
+      if (turn.frameDelayMs) await sleep(turn.frameDelayMs);
+    }
+    if (closed) return;
+    if (fault?.type === 'hang') return; // keep the socket open until the client goes away
+    if (fault?.type === 'cut') {
+      socket.destroy();
+      return;
+    }
+    write('0\r\n\r\n');
+    socket.end();
+  }
+
+  function nextTurn(request: RecordedRequest): FakeTurn | undefined {
+    const queue = queues.get(request.provider);
+    if (queue && queue.length > 0) return queue.shift();
+    return responders.get(request.provider)?.(request);
+  }
+
+  async function handle(socket: Socket, head: string, body: Buffer): Promise<void> {
+    const [requestLine, ...headerLines] = head.split('\r\n');
+    const [method = '', target = ''] = (requestLine ?? '').split(' ');
+    const url = new URL(target, 'http://fake.invalid');
+    const headers: Record<string, string> = {};
+    for (const line of headerLines) {
+      const colon = line.indexOf(':');
+      if (colon > 0)
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const found = route(url.pathname);
+    const reply = (status: number, payload: unknown) => {
+      const text = JSON.stringify(payload);
+      socket.end(
+        `HTTP/1.1 ${status} Fake\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
+    };
+    if (!found || method !== 'POST') {
+      reply(404, { error: { message: `fake provider: no route for ${method} ${url.pathname}` } });
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      reply(400, { error: { message: 'fake provider: the request body is not JSON' } });
+      return;
+    }
+    const request: RecordedRequest = {
+      provider: found.provider,
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      body: parsed,
+      model: found.model ?? String((parsed as { model?: unknown }).model ?? ''),
+    };
+    recorded.push(request);
+    const turn = nextTurn(request);
+    if (!turn) {
+      reply(
+        500,
+        errorBody(
+          found.provider,
+          500,
+          `fake provider: no scripted turn left for ${found.provider}`,
+        ),
+      );
+      return;
+    }
+    await stream(socket, request, turn);
+  }
+
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let buffer = Buffer.alloc(0);
+    let handled = false;
+    socket.on('data', (data: Buffer) => {
+      if (handled) return;
+      buffer = Buffer.concat([buffer, data]);
+      const end = buffer.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const head = buffer.subarray(0, end).toString('latin1');
+      const length = Number(head.match(/\r\ncontent-length:\s*(\d+)/i)?.[1] ?? 0);
+      if (buffer.length < end + 4 + length) return;
+      handled = true;
+      void handle(socket, head, buffer.subarray(end + 4, end + 4 + length)).catch(() =>
+        socket.destroy(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('fake provider: no address');
+  const url = `http://127.0.0.1:${address.port}`;
+
+  return {
+    url,
+    baseUrl: (provider) =>
+      provider === 'openai' || provider === 'openai-compatible' ? `${url}/v1` : url,
+    enqueue(provider, ...turns) {
+      const queue = queues.get(provider) ?? [];
+      queue.push(...turns);
+      queues.set(provider, queue);
+    },
+    respondWith(provider, responder) {
+      responders.set(provider, responder);
+    },
+    requests: (provider) =>
+      recorded.filter((request) => !provider || request.provider === provider),
+    pending: (provider) => queues.get(provider)?.length ?? 0,
+    openConnections: () => sockets.size,
+    reset() {
+      queues.clear();
+      responders.clear();
+      recorded.length = 0;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { ProviderMetadata } from './chat-parts';
+
+/**
+ * The event vocabulary of a chat turn (SPEC §10.1, §10.3). Provider adapters
+ * emit the provider events; the turn loop forwards them and adds
+ * `tool_result`, `iteration_limit` and `done`; the SSE stream of
+ * `POST /api/chats/:id/turns` carries exactly these objects (`event:` is the
+ * `type`, `data:` the JSON object).
+ */
+
+export const TextDeltaEvent = Type.Object({
+  type: Type.Literal('text_delta'),
+  delta: Type.String(),
+});
+export type TextDeltaEvent = Static<typeof TextDeltaEvent>;
+
+export const ReasoningDeltaEvent = Type.Object({
+  type: Type.Literal('reasoning_delta'),
+  delta: Type.String(),
+  /** Replay data for the reasoning so far (an Anthropic thinking signature). */
+  providerMetadata: Type.Optional(ProviderMetadata),
+});
+export type ReasoningDeltaEvent = Static<typeof ReasoningDeltaEvent>;
+
+export const ToolCallStartedEvent = Type.Object({
+  type: Type.Literal('tool_call_started'),
+  toolCallId: Type.String(),
+  name: Type.String(),
+});
+export type ToolCallStartedEvent = Static<typeof ToolCallStartedEvent>;
+
+export const ToolCallArgumentsDeltaEvent = Type.Object({
+  type: Type.Literal('tool_call_arguments_delta'),
+  toolCallId: Type.String(),
+  delta: Type.String(),
+});
+export type ToolCallArgumentsDeltaEvent = Static<typeof ToolCallArgumentsDeltaEvent>;
+
+export const ToolCallCompletedEvent = Type.Object({
+  type: Type.Literal('tool_call_completed'),
+  toolCallId: Type.String(),
+  name: Type.String(),
+  /** The complete arguments as a JSON text, exactly as the model produced them (may be invalid). */
+  arguments: Type.String(),
+  providerMetadata: Type.Optional(ProviderMetadata),
+});
+export type ToolCallCompletedEvent = Static<typeof ToolCallCompletedEvent>;
+
+export const UsageEvent = Type.Object({
+  type: Type.Literal('usage'),
+  inputTokens: Type.Number(),
+  outputTokens: Type.Number(),
+  totalTokens: Type.Number(),
+  reasoningTokens: Type.Optional(Type.Number()),
+  cachedInputTokens: Type.Optional(Type.Number()),
+});
+export type UsageEvent = Static<typeof UsageEvent>;
+
+export const FinishReason = Type.Union([
+  Type.Literal('stop'),
+  Type.Literal('tool_calls'),
+  Type.Literal('length'),
+  Type.Literal('content_filter'),
+  Type.Literal('other'),
+]);
+export type FinishReason = Static<typeof FinishReason>;
+
+/** One model call (one step of the loop) ended normally. */
+export const TurnCompletedEvent = Type.Object({
+  type: Type.Literal('turn_completed'),
+  finishReason: FinishReason,
+  /** The provider's own finish reason, for diagnostics. */
+  rawFinishReason: Type.Optional(Type.String()),
+});
+export type TurnCompletedEvent = Static<typeof TurnCompletedEvent>;
+
+/**
+ * Codes of a failed model call. Retryable ones may succeed if the same turn is
+ * sent again later: `rate_limited` (429), `provider_unavailable` (5xx,
+ * overloaded), `provider_timeout`, `connection_failed`, `stream_interrupted`
+ * (the stream ended before the provider said it was done), `invalid_chunk` (a
+ * chunk that is not JSON or not the documented shape). Not retryable:
+ * `authentication_failed` (401/403), `invalid_request` (400/404/422),
+ * `provider_error` (anything else), `aborted` (the turn was cancelled).
+ */
+export const ProviderErrorCode = Type.Union([
+  Type.Literal('rate_limited'),
+  Type.Literal('provider_unavailable'),
+  Type.Literal('provider_timeout'),
+  Type.Literal('connection_failed'),
+  Type.Literal('stream_interrupted'),
+  Type.Literal('invalid_chunk'),
+  Type.Literal('authentication_failed'),
+  Type.Literal('invalid_request'),
+  Type.Literal('provider_error'),
+  Type.Literal('aborted'),
+]);
+export type ProviderErrorCode = Static<typeof ProviderErrorCode>;
+
+export const ErrorEvent = Type.Object({
+  type: Type.Literal('error'),
+  code: ProviderErrorCode,
+  message: Type.String(),
+  retryable: Type.Boolean(),
+  /** The provider's HTTP status, when there was one. */
+  status: Type.Optional(Type.Number()),
+});
+export type ErrorEvent = Static<typeof ErrorEvent>;
+
+/** What a provider adapter streams for one model call. */
+export const ProviderStreamEvent = Type.Union([
+  TextDeltaEvent,
+  ReasoningDeltaEvent,
+  ToolCallStartedEvent,
+  ToolCallArgumentsDeltaEvent,
+  ToolCallCompletedEvent,
+  UsageEvent,
+  TurnCompletedEvent,
+  ErrorEvent,
+]);
+export type ProviderStreamEvent = Static<typeof ProviderStreamEvent>;
+
+export const ToolResultEvent = Type.Object({
+  type: Type.Literal('tool_result'),
+  toolCallId: Type.String(),
+  name: Type.String(),
+  content: Type.String(),
+  isError: Type.Boolean(),
+  errorCode: Type.Optional(Type.String()),
+  durationMs: Type.Number(),
+});
+export type ToolResultEvent = Static<typeof ToolResultEvent>;
+
+/** The loop reached `maxIterations`; the model was asked for a final answer without tools. */
+export const IterationLimitEvent = Type.Object({
+  type: Type.Literal('iteration_limit'),
+  maxIterations: Type.Number(),
+  message: Type.String(),
+});
+export type IterationLimitEvent = Static<typeof IterationLimitEvent>;
+
+export const TurnStatus = Type.Union([
+  Type.Literal('completed'),
+  Type.Literal('iteration_limit'),
+  Type.Literal('cancelled'),
+  Type.Literal('error'),
+]);
+export type TurnStatus = Static<typeof TurnStatus>;
+
+/** The last event of every turn. */
+export const DoneEvent = Type.Object({
+  type: Type.Literal('done'),
+  status: TurnStatus,
+  /** Model calls made during the turn. */
+  iterations: Type.Number(),
+});
+export type DoneEvent = Static<typeof DoneEvent>;
+
+export const TurnStreamEvent = Type.Union([
+  TextDeltaEvent,
+  ReasoningDeltaEvent,
+  ToolCallStartedEvent,
+  ToolCallArgumentsDeltaEvent,
+  ToolCallCompletedEvent,
+  UsageEvent,
+  TurnCompletedEvent,
+  ErrorEvent,
+  ToolResultEvent,
+  IterationLimitEvent,
+  DoneEvent,
+]);
+export type TurnStreamEvent = Static<typeof TurnStreamEvent>;
+export type TurnStreamEventType = TurnStreamEvent['type'];
