@@ -3,6 +3,7 @@
  * registers every built-in tool into the default registry.
  */
 import './builtin/get-current-datetime';
+import './builtin/read-file';
 
 export { parseToolArguments, requireNonBlank } from './arg-parsing';
 export * from './errors';

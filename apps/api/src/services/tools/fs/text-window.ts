@@ -1,0 +1,151 @@
+/**
+ * The numbered text window of read_file (SPEC §7.3): line arithmetic on the
+ * file's text, the `cat -n` rendering, the per-line cut and the per-window
+ * byte limit. UTF-8 files are scanned as bytes and only the shown window is
+ * decoded; UTF-16 files arrive already decoded.
+ */
+
+/** Lines longer than this many characters (UTF-16 code units) are cut and marked. */
+export const MAX_LINE_CHARACTERS = 2000;
+/** The numbered content of one window is at most this many UTF-8 bytes. */
+export const MAX_WINDOW_BYTES = 100 * 1024;
+
+export interface WindowRequest {
+  startLine: number;
+  maxLines: number;
+}
+
+export interface TextWindow {
+  content: string;
+  totalLines: number;
+  startLine: number;
+  endLine: number;
+  /** Some line of the window was cut at MAX_LINE_CHARACTERS. */
+  linesCut: boolean;
+  /** The window stopped early because of MAX_WINDOW_BYTES. */
+  byteLimited: boolean;
+  /** Whether the file's last line ends with a line break. */
+  endsWithNewline: boolean;
+}
+
+/** Where the lines of a window sit in a text, and how many lines the text has. */
+interface LineSpan {
+  totalLines: number;
+  /** The window's text, from the start of startLine to the end of endLine (its final line break excluded). */
+  text: string;
+  endLine: number;
+  endsWithNewline: boolean;
+}
+
+/** Counts lines the way `wc -l` plus a final unterminated line would: a trailing newline adds no empty line. */
+function spanOfBytes(bytes: Uint8Array, startLine: number, lastWanted: number): LineSpan {
+  let newlines = 0;
+  let spanStart = startLine === 1 ? 0 : -1;
+  let spanEnd = -1;
+  let index = bytes.indexOf(10);
+  while (index !== -1) {
+    newlines += 1;
+    if (newlines === startLine - 1) spanStart = index + 1;
+    if (newlines === lastWanted) spanEnd = index;
+    index = bytes.indexOf(10, index + 1);
+  }
+  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
+  const totalLines = newlines + (bytes.length > 0 && !endsWithNewline ? 1 : 0);
+  const endLine = Math.min(totalLines, lastWanted);
+  if (spanStart === -1 || endLine < startLine)
+    return { totalLines, text: '', endLine: startLine - 1, endsWithNewline };
+  if (spanEnd === -1) spanEnd = endsWithNewline ? bytes.length - 1 : bytes.length;
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(
+    bytes.subarray(spanStart, spanEnd),
+  );
+  return { totalLines, text, endLine, endsWithNewline };
+}
+
+function spanOfText(text: string, startLine: number, lastWanted: number): LineSpan {
+  const bytesLike = text; // same arithmetic on code units
+  let newlines = 0;
+  let spanStart = startLine === 1 ? 0 : -1;
+  let spanEnd = -1;
+  let index = bytesLike.indexOf('\n');
+  while (index !== -1) {
+    newlines += 1;
+    if (newlines === startLine - 1) spanStart = index + 1;
+    if (newlines === lastWanted) spanEnd = index;
+    index = bytesLike.indexOf('\n', index + 1);
+  }
+  const endsWithNewline = text.endsWith('\n');
+  const totalLines = newlines + (text.length > 0 && !endsWithNewline ? 1 : 0);
+  const endLine = Math.min(totalLines, lastWanted);
+  if (spanStart === -1 || endLine < startLine)
+    return { totalLines, text: '', endLine: startLine - 1, endsWithNewline };
+  if (spanEnd === -1) spanEnd = endsWithNewline ? text.length - 1 : text.length;
+  return { totalLines, text: text.slice(spanStart, spanEnd), endLine, endsWithNewline };
+}
+
+/** Cuts a line at MAX_LINE_CHARACTERS, never between the halves of a surrogate pair. */
+export function cutLine(line: string): { text: string; cut: boolean } {
+  if (line.length <= MAX_LINE_CHARACTERS) return { text: line, cut: false };
+  let end = MAX_LINE_CHARACTERS;
+  const last = line.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return {
+    text: `${line.slice(0, end)}… [line truncated: ${end} of ${line.length} characters shown]`,
+    cut: true,
+  };
+}
+
+/** `cat -n` numbering: the number right-aligned in six columns, a tab, the text. */
+export function numberLine(lineNumber: number, text: string): string {
+  return `${String(lineNumber).padStart(6, ' ')}\t${text}`;
+}
+
+function render(span: LineSpan, request: WindowRequest): TextWindow {
+  const lines = span.endLine >= request.startLine ? span.text.split('\n') : [];
+  const parts: string[] = [];
+  let bytes = 0;
+  let linesCut = false;
+  let byteLimited = false;
+  let endLine = request.startLine - 1;
+  for (let offset = 0; offset < lines.length; offset += 1) {
+    const raw = lines[offset] as string;
+    // The CR of a CRLF break belongs to the break, not the text (the file's `eol` reports it).
+    const { text, cut } = cutLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+    const lineNumber = request.startLine + offset;
+    const isFileEnd = lineNumber === span.totalLines && !span.endsWithNewline;
+    const rendered = `${numberLine(lineNumber, text)}${isFileEnd ? '' : '\n'}`;
+    const size = Buffer.byteLength(rendered, 'utf8');
+    if (parts.length > 0 && bytes + size > MAX_WINDOW_BYTES) {
+      byteLimited = true;
+      break;
+    }
+    parts.push(rendered);
+    bytes += size;
+    linesCut ||= cut;
+    endLine = lineNumber;
+  }
+  return {
+    content: parts.join(''),
+    totalLines: span.totalLines,
+    startLine: request.startLine,
+    endLine,
+    linesCut,
+    byteLimited,
+    endsWithNewline: span.endsWithNewline,
+  };
+}
+
+/** The window of UTF-8 bytes (BOM already removed): only the shown lines are decoded. */
+export function windowOfUtf8(bytes: Uint8Array, request: WindowRequest): TextWindow {
+  return render(
+    spanOfBytes(bytes, request.startLine, request.startLine + request.maxLines - 1),
+    request,
+  );
+}
+
+/** The window of an already decoded text. */
+export function windowOfText(text: string, request: WindowRequest): TextWindow {
+  return render(
+    spanOfText(text, request.startLine, request.startLine + request.maxLines - 1),
+    request,
+  );
+}
