@@ -1,0 +1,99 @@
+/**
+ * A reader of the Linux process table (/proc), used to find the processes a
+ * shell command left behind. Reads are synchronous and small (one short file
+ * per process); every read tolerates the process vanishing underneath it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessStatus {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** One-letter state: R, S, D, Z (zombie), X (dead), T, … */
+  state: string;
+  /** Start time in clock ticks since boot: with the pid, it identifies one process. */
+  startTime: string;
+}
+
+export function isProcessTableAvailable(platform: NodeJS.Platform = process.platform): boolean {
+  if (platform !== 'linux') return false;
+  try {
+    readFileSync('/proc/self/stat');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Parses /proc/<pid>/stat. The command name may hold spaces and parentheses, so split after the last ')'. */
+export function parseProcessStat(text: string): ProcessStatus | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const pid = Number.parseInt(text, 10);
+  const fields = text.slice(close + 2).split(' ');
+  // After the name: state(3) ppid(4) pgrp(5) session(6) … starttime(22); fields[0] is field 3.
+  const state = fields[0];
+  const ppid = Number(fields[1]);
+  const pgid = Number(fields[2]);
+  const startTime = fields[19];
+  if (!state || !Number.isInteger(pid) || !Number.isInteger(ppid) || startTime === undefined) {
+    return undefined;
+  }
+  return { pid, ppid, pgid, state, startTime };
+}
+
+export function readProcessStatus(pid: number): ProcessStatus | undefined {
+  try {
+    return parseProcessStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every pid in the table (processes, not threads). */
+export function listProcessIds(): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const pid = Number(name);
+    if (Number.isInteger(pid)) pids.push(pid);
+  }
+  return pids;
+}
+
+/** The last pid the kernel handed out in our pid namespace, when it says. */
+export function readLastPid(): number | undefined {
+  try {
+    const value = Number.parseInt(readFileSync('/proc/sys/kernel/ns_last_pid', 'latin1'), 10);
+    return Number.isInteger(value) && value > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process's initial environment holds `needle` (`NAME=value\0`).
+ * False when it is gone, a zombie (empty environ) or not ours to read.
+ */
+export function environmentContains(pid: number, needle: Uint8Array): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return false;
+  }
+  const index = bytes.indexOf(needle);
+  // A match must start a variable: at the beginning or right after a NUL.
+  if (index < 0) return false;
+  if (index === 0 || bytes[index - 1] === 0) return true;
+  return bytes.indexOf(Buffer.concat([Buffer.from([0]), needle])) >= 0;
+}
+
+/** True unless the process is gone, a zombie, or (when `startTime` is given) a different process now. */
+export function isProcessAlive(pid: number, startTime?: string): boolean {
+  const status = readProcessStatus(pid);
+  if (!status) return false;
+  if (status.state === 'Z' || status.state === 'X') return false;
+  return startTime === undefined || status.startTime === startTime;
+}
