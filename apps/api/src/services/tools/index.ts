@@ -4,8 +4,15 @@
  */
 import './builtin/get-current-datetime';
 import './builtin/read-file';
+import './builtin/shell';
 
 export { parseToolArguments, requireNonBlank } from './arg-parsing';
+export {
+  buildShellTool,
+  registerAvailableShellTools,
+  runShellCommand,
+  type ShellCommandResult,
+} from './builtin/shell';
 export * from './errors';
 export { DEFAULT_TOOL_TIMEOUT_SECONDS, executeTool, getToolTimeoutMs } from './execute';
 export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness-ledger';

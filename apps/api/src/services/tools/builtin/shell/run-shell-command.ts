@@ -36,7 +36,7 @@ const RECENT_SCOPE_MAX_MS = 1000;
  * The stream hands over a fresh buffer per read; collecting keeps a command that
  * prints gigabytes from inflating the server's heap while it is read and dropped.
  */
-const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
+const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
 export interface ShellSandboxOptions {
   /** The bubblewrap executable. */
