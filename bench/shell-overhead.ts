@@ -1,0 +1,82 @@
+/**
+ * The cost of one `echo hi` through the bash tool (executeTool → path policy →
+ * environment filter → own process group → capture → tree cleanup) against a
+ * bare `Bun.spawn` of the same command reading both pipes, measured in the
+ * same run, interleaved so both see the same machine load. Prints the
+ * overhead ratio of the medians (target: under 1.5×).
+ *
+ *   npm run bench:shell            (ROUNDS=300 npm run bench:shell for more samples)
+ */
+import { createMemoryFreshnessLedger, executeTool } from '../apps/api/src/services/tools';
+import type { ToolCallContext } from '../apps/api/src/services/tools/types';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 200);
+const WARMUP = 20;
+const bash = Bun.which('bash');
+if (!bash) throw new Error('bash is needed for this benchmark');
+
+const context: ToolCallContext = {
+  userId: 'bench',
+  chatId: 'bench',
+  mode: 'chat',
+  restrictToWorkingDirectory: false,
+  freshness: createMemoryFreshnessLedger(),
+};
+const settings = { enabled: true, parameters: {} };
+
+async function bare(): Promise<string> {
+  const child = Bun.spawn([bash as string, '-c', 'echo hi'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [stdout] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return stdout;
+}
+
+async function throughTool(): Promise<string> {
+  const result = (await executeTool('bash', { command: 'echo hi' }, context, settings)) as {
+    stdout: string;
+  };
+  return result.stdout;
+}
+
+async function time(task: () => Promise<string>): Promise<number> {
+  const started = performance.now();
+  const output = await task();
+  const elapsed = performance.now() - started;
+  if (output !== 'hi\n') throw new Error(`unexpected output ${JSON.stringify(output)}`);
+  return elapsed;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+for (let index = 0; index < WARMUP; index++) {
+  await time(bare);
+  await time(throughTool);
+}
+const bareTimes: number[] = [];
+const toolTimes: number[] = [];
+for (let index = 0; index < ROUNDS; index++) {
+  // Alternate the order so neither side always runs right after the other.
+  if (index % 2 === 0) {
+    bareTimes.push(await time(bare));
+    toolTimes.push(await time(throughTool));
+  } else {
+    toolTimes.push(await time(throughTool));
+    bareTimes.push(await time(bare));
+  }
+}
+const bareMedian = median(bareTimes);
+const toolMedian = median(toolTimes);
+const ratio = toolMedian / bareMedian;
+console.log(`echo hi, ${ROUNDS} rounds each (medians)`);
+console.log(`  bare Bun.spawn:  ${bareMedian.toFixed(2)} ms`);
+console.log(`  bash tool:       ${toolMedian.toFixed(2)} ms`);
+console.log(`  overhead ratio:  ${ratio.toFixed(2)}× (target < 1.5×)`);
