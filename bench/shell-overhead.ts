@@ -7,7 +7,11 @@
  *
  *   npm run bench:shell            (ROUNDS=300 npm run bench:shell for more samples)
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createMemoryFreshnessLedger, executeTool } from '../apps/api/src/services/tools';
+import { getSandboxStatus } from '../apps/api/src/services/tools/builtin/shell/bubblewrap-sandbox';
 import type { ToolCallContext } from '../apps/api/src/services/tools/types';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
@@ -80,3 +84,26 @@ console.log(`echo hi, ${ROUNDS} rounds each (medians)`);
 console.log(`  bare Bun.spawn:  ${bareMedian.toFixed(2)} ms`);
 console.log(`  bash tool:       ${toolMedian.toFixed(2)} ms`);
 console.log(`  overhead ratio:  ${ratio.toFixed(2)}× (target < 1.5×)`);
+
+// For information: the same call under containment, inside the bubblewrap sandbox when it works here.
+const sandbox = await getSandboxStatus();
+if (sandbox.available) {
+  const directory = mkdtempSync(join(tmpdir(), 'bench-shell-'));
+  const contained: ToolCallContext = {
+    ...context,
+    mode: 'agent',
+    workingDirectory: directory,
+    restrictToWorkingDirectory: true,
+  };
+  const sandboxed = async () =>
+    ((await executeTool('bash', { command: 'echo hi' }, contained, settings)) as { stdout: string })
+      .stdout;
+  const times: number[] = [];
+  for (let index = 0; index < Math.min(ROUNDS, 50); index++) times.push(await time(sandboxed));
+  rmSync(directory, { recursive: true, force: true });
+  console.log(
+    `  sandboxed tool:  ${median(times).toFixed(2)} ms (${(median(times) / bareMedian).toFixed(2)}× bare; informational)`,
+  );
+} else {
+  console.log(`  sandboxed tool:  not measured (${sandbox.reason})`);
+}

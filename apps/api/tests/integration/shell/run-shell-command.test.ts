@@ -4,7 +4,9 @@
  * output caps are exact, and a huge output does not grow the server's memory.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   type RunShellCommandOptions,
   runShellCommand,
@@ -125,6 +127,21 @@ describe('runShellCommand: nothing outlives the call', () => {
     expect(result.exitCode).toBe(0);
     expect(pids).toHaveLength(3);
     expect(pids.filter(isRunning)).toEqual([]);
+  });
+
+  test('ending one command never touches the processes of another one running beside it', async () => {
+    const pidFile = path.join(tmpdir(), `shell-neighbour-${process.pid}-${Date.now()}`);
+    const neighbour = runTracked(`sleep 100 & echo $! > ${pidFile}; echo $!; sleep 1.5; echo done`);
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await Bun.sleep(10);
+    const [neighbourChild] = janitor.track(pidsIn(readFileSync(pidFile, 'utf8')));
+    const { result } = await runTracked('setsid sleep 100 & sleep 100', { timeoutMs: 300 });
+    expect(result.termination).toBe('timed_out');
+    // The neighbour's background child is neither in the timed-out command's tree nor marked by it.
+    expect(isRunning(neighbourChild as number)).toBe(true);
+    const { result: neighbourResult } = await neighbour;
+    rmSync(pidFile, { force: true });
+    expect(neighbourResult.termination).toBe('exited');
+    expect(isRunning(neighbourChild as number)).toBe(false);
   });
 
   test('a background child holding stdout open does not hold the call: (sleep 100 &); echo done', async () => {

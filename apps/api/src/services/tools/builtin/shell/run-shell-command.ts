@@ -204,14 +204,16 @@ export async function runShellCommand(
   const durationMs = Math.round(performance.now() - startedAt);
 
   // Whatever the shell left behind dies with it: background jobs, setsid'd and double-forked children.
+  // (Windows: taskkill walks the tree from a live root only, so there is nothing to sweep after exit.)
   const survivors = new Set(await (stopping ?? Promise.resolve([])));
-  for (const pid of await terminateProcessTree({
-    rootPid: child.pid,
-    marker,
-    known: tracker.known,
-    scope: durationMs < RECENT_SCOPE_MAX_MS && !stopping ? 'recent' : 'all',
-  })) {
-    survivors.add(pid);
+  if (posix) {
+    const leftovers = await terminateProcessTree({
+      rootPid: child.pid,
+      marker,
+      known: tracker.known,
+      scope: durationMs < RECENT_SCOPE_MAX_MS && !stopping ? 'recent' : 'all',
+    });
+    for (const pid of leftovers) survivors.add(pid);
   }
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
