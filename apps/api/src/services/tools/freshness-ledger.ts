@@ -20,9 +20,22 @@ export function createKeyedMutex() {
   };
 }
 
-export function createMemoryFreshnessLedger(): FileFreshnessLedger {
+/**
+ * Path locks shared by every in-memory ledger of this process: ledgers are per
+ * chat, but two chats writing one file must serialise too.
+ */
+const processPathLocks = createKeyedMutex();
+
+export interface MemoryFreshnessLedgerOptions {
+  /** The per-path lock; defaults to the process-wide one. */
+  withLock?: <T>(realPath: string, task: () => Promise<T>) => Promise<T>;
+}
+
+export function createMemoryFreshnessLedger(
+  options: MemoryFreshnessLedgerOptions = {},
+): FileFreshnessLedger {
   const records = new Map<string, FileReadRecord>();
-  const withLock = createKeyedMutex();
+  const withLock = options.withLock ?? processPathLocks;
   return {
     get: async (realPath) => {
       const record = records.get(realPath);

@@ -5,6 +5,8 @@
 import './builtin/get-current-datetime';
 import './builtin/read-file';
 import './builtin/shell';
+import './builtin/write-file';
+import './builtin/edit-file';
 
 export { parseToolArguments, requireNonBlank } from './arg-parsing';
 export {

@@ -121,6 +121,17 @@ export interface FileReadRecord {
   /** Text windows read so far, contiguous from line 1 (0 when none). */
   linesCovered: number;
   totalLines: number;
+  /**
+   * Windows of the same content read beyond the covered prefix and not yet
+   * joined to it (windows read out of order), sorted and disjoint. Absent when none.
+   */
+  laterWindows?: LineWindow[];
+}
+
+/** An inclusive, 1-based range of lines. */
+export interface LineWindow {
+  startLine: number;
+  endLine: number;
 }
 
 /** The per-chat read-before-write ledger. Paths are real (symlink-resolved) absolute paths. */

@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { parseToolArguments, requireNonBlank } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
-import { BINARY_SNIFF_BYTES, looksBinary } from '../fs/binary';
+import { BINARY_SNIFF_BYTES, looksBinaryForTextView } from '../fs/binary';
 import { FileOverCapError, openRegularFile, readAllCapped } from '../fs/capped-read';
 import { errorCode, missingFileError, requireRegularFile, toToolError } from '../fs/file-errors';
 import { recordFileRead, sha256Hex } from '../fs/freshness';
@@ -139,12 +139,6 @@ async function readCapped(
   }
 }
 
-/** UTF-16 text is checked for NUL characters in its first 8 KiB instead of NUL bytes. */
-function isBinaryText(bytes: Buffer, encoding: TextEncoding, text: string | undefined): boolean {
-  if (text !== undefined) return text.slice(0, BINARY_SNIFF_BYTES / 2).includes('\0');
-  return looksBinary(encoding === 'utf-8-bom' ? bytes.subarray(3) : bytes);
-}
-
 function windowNote(
   window: TextWindow,
   view: { explicitMaxLines: boolean },
@@ -183,7 +177,7 @@ function textView(
   const encoding = detectEncoding(bytes);
   const utf16 = encoding === 'utf-16le' || encoding === 'utf-16be';
   const decoded = utf16 ? decodeText(bytes, encoding) : undefined;
-  if (isBinaryText(bytes, encoding, decoded)) {
+  if (looksBinaryForTextView(bytes)) {
     throw new ToolArgumentError(
       `"${resolved.input}" looks like a binary file (it has a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes), so the text view does not show it. Read it with view "hex" or view "base64" (files up to 256 KiB); that also counts as a complete read for write_file.`,
       { details: { argument: 'view' } },

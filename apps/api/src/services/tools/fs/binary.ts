@@ -12,3 +12,19 @@ export function looksBinary(bytes: Uint8Array): boolean {
   const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
   return bytes.subarray(0, end).indexOf(0) !== -1;
 }
+
+/**
+ * The text view's variant: a UTF-16 file announced by its BOM is text when
+ * its first 8 KiB hold no NUL character (its ASCII letters carry NUL bytes).
+ */
+export function looksBinaryForTextView(bytes: Uint8Array): boolean {
+  const utf16 =
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  if (!utf16) return looksBinary(bytes);
+  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES) & ~1;
+  for (let index = 2; index < end; index += 2) {
+    if (bytes[index] === 0 && bytes[index + 1] === 0) return true;
+  }
+  return false;
+}

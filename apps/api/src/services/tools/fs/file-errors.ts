@@ -31,10 +31,11 @@ export function errorCode(error: unknown): string | undefined {
 export async function missingFileError(
   resolved: ResolvedPath,
   context: PathPolicyContext,
+  suffix = '',
 ): Promise<NotFoundError> {
   if (resolved.exists && resolved.absolutePath !== resolved.realPath) {
     return new NotFoundError(
-      `"${resolved.input}" is a symbolic link to "${resolved.realPath}", which does not exist.`,
+      `"${resolved.input}" is a symbolic link to "${resolved.realPath}", which does not exist.${suffix}`,
     );
   }
   const directory = path.dirname(resolved.realPath);
@@ -48,7 +49,7 @@ export async function missingFileError(
     suggestions.length > 0
       ? ` Did you mean ${suggestions.map((item) => `"${toReportedPath(item, context)}"`).join(', ')}?`
       : ' Check the path, or use glob or list_directory to find the file.';
-  return new NotFoundError(`File "${resolved.input}" does not exist.${hint}`);
+  return new NotFoundError(`File "${resolved.input}" does not exist.${hint}${suffix}`);
 }
 
 export function notRegularFileError(

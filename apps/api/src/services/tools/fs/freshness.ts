@@ -5,7 +5,7 @@
  * database later); everything here works through its interface.
  */
 import { createHash } from 'node:crypto';
-import type { FileFreshnessLedger, FileReadRecord } from '../types';
+import type { FileFreshnessLedger, FileReadRecord, LineWindow } from '../types';
 
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -24,10 +24,28 @@ export interface ReadObservation {
   endLine?: number;
 }
 
+/** At most this many disjoint windows are remembered beyond the covered prefix. */
+const MAX_LATER_WINDOWS = 64;
+
+/** Sorted, merged (overlapping or adjacent) windows. */
+function mergeWindows(windows: LineWindow[]): LineWindow[] {
+  const sorted = windows
+    .filter((window) => window.endLine >= window.startLine)
+    .sort((left, right) => left.startLine - right.startLine);
+  const merged: LineWindow[] = [];
+  for (const window of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && window.startLine <= last.endLine + 1)
+      last.endLine = Math.max(last.endLine, window.endLine);
+    else merged.push({ ...window });
+  }
+  return merged;
+}
+
 /**
- * Records a read. Windows of the same content accumulate coverage from line 1:
- * a window extends it when it starts at or before the first uncovered line.
- * A different hash starts over, since what was read before no longer exists.
+ * Records a read. Windows of the same content add up, in any order, and the
+ * file counts as read completely once they cover line 1 to the last line. A
+ * different hash starts over, since what was read before no longer exists.
  */
 export async function recordFileRead(
   ledger: FileFreshnessLedger,
@@ -36,10 +54,16 @@ export async function recordFileRead(
 ): Promise<FileReadRecord> {
   const previous = await ledger.get(realPath);
   const same = previous !== undefined && previous.sha256 === observation.sha256;
-  let linesCovered = same ? previous.linesCovered : 0;
-  const start = observation.startLine ?? 1;
-  const end = observation.endLine ?? 0;
-  if (start <= linesCovered + 1 && end > linesCovered) linesCovered = end;
+  const windows: LineWindow[] = [];
+  if (same && previous.linesCovered > 0)
+    windows.push({ startLine: 1, endLine: previous.linesCovered });
+  if (same) windows.push(...(previous.laterWindows ?? []));
+  if (observation.startLine !== undefined && observation.endLine !== undefined) {
+    windows.push({ startLine: observation.startLine, endLine: observation.endLine });
+  }
+  const merged = mergeWindows(windows);
+  const prefix = merged[0]?.startLine === 1 ? (merged.shift() as LineWindow) : undefined;
+  const linesCovered = Math.min(prefix?.endLine ?? 0, observation.totalLines);
   const complete =
     (same && previous.complete) || observation.wholeFile || linesCovered >= observation.totalLines;
   const record: FileReadRecord = {
@@ -47,9 +71,10 @@ export async function recordFileRead(
     size: observation.size,
     mtimeMs: observation.mtimeMs,
     complete,
-    linesCovered: Math.min(linesCovered, observation.totalLines),
+    linesCovered: complete ? observation.totalLines : linesCovered,
     totalLines: observation.totalLines,
   };
+  if (!complete && merged.length > 0) record.laterWindows = merged.slice(0, MAX_LATER_WINDOWS);
   await ledger.set(realPath, record);
   return record;
 }

@@ -149,3 +149,15 @@ export function windowOfText(text: string, request: WindowRequest): TextWindow {
     request,
   );
 }
+
+/** Lines in a text, as read_file counts them: a final line break adds no empty line. */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let count = 0;
+  let index = text.indexOf('\n');
+  while (index !== -1) {
+    count += 1;
+    index = text.indexOf('\n', index + 1);
+  }
+  return text.endsWith('\n') ? count : count + 1;
+}

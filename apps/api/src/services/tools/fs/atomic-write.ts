@@ -1,0 +1,102 @@
+/**
+ * Writing file contents so nobody ever sees half a file (SPEC §7.4): a temp
+ * file in the same directory, flushed, then renamed over the target (keeping
+ * its permission bits and, where allowed, its owner) or hard-linked into place
+ * for an exclusive create.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { errorCode } from './file-errors';
+
+/** The target appeared between the check and the create. */
+export class FileAlreadyExistsError extends Error {
+  constructor(readonly targetPath: string) {
+    super(`${targetPath} already exists`);
+    this.name = 'FileAlreadyExistsError';
+  }
+}
+
+function tempPathBeside(target: string): string {
+  // Short and fixed-length: the target's own name may already be 255 bytes long.
+  return path.join(path.dirname(target), `.mango-write-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+async function writeTemp(
+  target: string,
+  bytes: Uint8Array,
+  mode?: number,
+  owner?: Stats,
+): Promise<string> {
+  const temp = tempPathBeside(target);
+  const handle = await open(temp, 'wx', mode ?? 0o666);
+  try {
+    await handle.writeFile(bytes);
+    // open() applies the umask; an overwrite keeps exactly the original bits.
+    if (mode !== undefined) await handle.chmod(mode);
+    if (owner !== undefined) await handle.chown(owner.uid, owner.gid).catch(() => {});
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  return temp;
+}
+
+/** Replaces an existing regular file atomically, keeping its mode bits; returns the new stats. */
+export async function replaceFileAtomically(
+  target: string,
+  bytes: Uint8Array,
+  original: Stats,
+): Promise<Stats> {
+  const temp = await writeTemp(target, bytes, original.mode & 0o7777, original);
+  try {
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  return stat(target);
+}
+
+/**
+ * Creates a new file with its parents. The create is exclusive: a hard link of
+ * the finished temp file either takes the name or fails because it exists, so
+ * a concurrent creator is never overwritten and never sees partial content.
+ * Filesystems without hard links fall back to an exclusive open.
+ */
+export async function createFileExclusively(target: string, bytes: Uint8Array): Promise<Stats> {
+  await mkdir(path.dirname(target), { recursive: true });
+  const temp = await writeTemp(target, bytes);
+  try {
+    await link(temp, target);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'EEXIST') throw new FileAlreadyExistsError(target);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV')
+      throw error;
+    await createByExclusiveOpen(target, bytes);
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+  return stat(target);
+}
+
+async function createByExclusiveOpen(target: string, bytes: Uint8Array): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(target, 'wx');
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') throw new FileAlreadyExistsError(target);
+    throw error;
+  }
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
