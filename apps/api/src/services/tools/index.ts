@@ -3,6 +3,9 @@
  * registers every built-in tool into the default registry.
  */
 import './builtin/get-current-datetime';
+import './builtin/glob';
+import './builtin/grep';
+import './builtin/list-directory';
 import './builtin/read-file';
 import './builtin/shell';
 import './builtin/write-file';

@@ -1,0 +1,76 @@
+/**
+ * The messages between grep's worker pool and its workers, and the layout of
+ * the shared memory both sides use to cancel work and see progress without a
+ * message (a worker busy in a regex cannot read its inbox).
+ */
+import type { LineMatch } from './match-lines';
+
+/** What every task of one search needs to know. */
+export interface GrepJobSpec {
+  jobId: number;
+  source: string;
+  caseInsensitive: boolean;
+  /** Set when the pattern is a plain string: files without these bytes are skipped undecoded. */
+  literal?: string;
+  /** Matches wanted per file; a worker returns one more to say the cap cut the file. */
+  perFileLimit: number;
+  maxFileSizeBytes: number;
+  /** `Date.now()` value after which workers stop. */
+  deadline: number;
+}
+
+export interface GrepTaskMessage {
+  type: 'task';
+  taskId: number;
+  job: GrepJobSpec;
+  /** Real paths of regular files, in walk order. */
+  files: string[];
+}
+
+export interface GrepInitMessage {
+  type: 'init';
+  control: SharedArrayBuffer;
+  slot: number;
+}
+
+export type GrepWorkerInbound = GrepInitMessage | GrepTaskMessage;
+
+/** Per-file outcome codes in `GrepTaskResult.statuses`. */
+export const FileStatus = {
+  notScanned: 0,
+  scanned: 1,
+  binary: 2,
+  tooLarge: 3,
+  unreadable: 4,
+} as const;
+
+export interface FileMatches {
+  index: number;
+  matches: LineMatch[];
+  slowLines: number[];
+}
+
+export interface GrepTaskResult {
+  type: 'result';
+  taskId: number;
+  /** One `FileStatus` per file of the task. */
+  statuses: Uint8Array;
+  /** Only files with matches or slow lines. */
+  found: FileMatches[];
+  /** Why the task ended before its last file, when it did. */
+  interrupted?: 'cancelled' | 'deadline' | 'worker_stopped';
+}
+
+/*
+ * Shared control memory (Int32Array):
+ *   [0, CANCEL_SLOTS)                 cancelled job ids, slot = jobId % CANCEL_SLOTS
+ *   CANCEL_SLOTS + 2 * slot           the job id a worker is working for (0 when idle)
+ *   CANCEL_SLOTS + 2 * slot + 1       the index (within its task) of the file it is on
+ */
+export const CANCEL_SLOTS = 1024;
+export const MAX_WORKER_SLOTS = 64;
+export const CONTROL_LENGTH = CANCEL_SLOTS + 2 * MAX_WORKER_SLOTS;
+
+export function progressOffset(slot: number): number {
+  return CANCEL_SLOTS + 2 * slot;
+}

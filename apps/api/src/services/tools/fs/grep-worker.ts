@@ -1,0 +1,158 @@
+/**
+ * A grep worker: reads the files of a task one after another, skips binary
+ * and over-size ones, and searches the rest with the pattern. It runs off the
+ * main thread so a slow or catastrophic pattern never stalls the server; the
+ * pool terminates a worker that overruns its deadline.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { looksBinary } from './binary';
+import {
+  CANCEL_SLOTS,
+  type FileMatches,
+  FileStatus,
+  type GrepJobSpec,
+  type GrepTaskMessage,
+  type GrepTaskResult,
+  type GrepWorkerInbound,
+  progressOffset,
+} from './grep-protocol';
+import { compileLinePatterns, type LinePatterns, searchLines } from './match-lines';
+
+declare const self: Worker;
+
+let control: Int32Array | undefined;
+let slot = 0;
+let buffer = Buffer.allocUnsafe(64 * 1024);
+
+interface CompiledJob {
+  jobId: number;
+  patterns: LinePatterns;
+  literal?: Buffer;
+}
+let compiled: CompiledJob | undefined;
+
+// O_NONBLOCK: a path swapped for a FIFO after the walk must not block open();
+// O_NOFOLLOW: the walk hands over real paths, so a link there now is a swap.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+function compile(job: GrepJobSpec): CompiledJob {
+  if (compiled?.jobId === job.jobId) return compiled;
+  compiled = {
+    jobId: job.jobId,
+    patterns: compileLinePatterns(job.source, job.caseInsensitive),
+    literal: job.literal === undefined ? undefined : Buffer.from(job.literal, 'utf8'),
+  };
+  return compiled;
+}
+
+function isCancelled(job: GrepJobSpec): boolean {
+  return control !== undefined && Atomics.load(control, job.jobId % CANCEL_SLOTS) === job.jobId;
+}
+
+/** Reads at most maxBytes + 1 bytes: the cap counts what the descriptor delivers, not what stat says. */
+function readCapped(fd: number, maxBytes: number): number | 'tooLarge' {
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) throw new Error('not a regular file');
+  if (stats.size > maxBytes) return 'tooLarge';
+  if (buffer.length < maxBytes + 1) {
+    buffer = Buffer.allocUnsafe(
+      Math.min(maxBytes + 1, Math.max(buffer.length * 2, stats.size + 1)),
+    );
+  }
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (total > maxBytes) return 'tooLarge';
+      const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+      buffer.copy(bigger, 0, 0, total);
+      buffer = bigger;
+    }
+    const read = readSync(fd, buffer, total, buffer.length - total, null);
+    if (read === 0) return total;
+    total += read;
+    if (total > maxBytes) return 'tooLarge';
+  }
+}
+
+function isUtf16(bytes: Buffer): boolean {
+  return (
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  );
+}
+
+function decode(bytes: Buffer): string {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return bytes.toString('utf8', 3);
+  }
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
+    return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  }
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  }
+  return bytes.toString('utf8');
+}
+
+function runTask(message: GrepTaskMessage): GrepTaskResult {
+  const { job, files } = message;
+  const statuses = new Uint8Array(files.length);
+  const found: FileMatches[] = [];
+  const result: GrepTaskResult = { type: 'result', taskId: message.taskId, statuses, found };
+  const compiledJob = compile(job);
+  const progress = progressOffset(slot);
+  if (control) Atomics.store(control, progress, job.jobId);
+  const shouldStop = () => isCancelled(job) || Date.now() > job.deadline;
+  for (let index = 0; index < files.length; index++) {
+    if (shouldStop()) {
+      result.interrupted = isCancelled(job) ? 'cancelled' : 'deadline';
+      break;
+    }
+    if (control) Atomics.store(control, progress + 1, index);
+    let fd: number | undefined;
+    try {
+      fd = openSync(files[index] as string, OPEN_FLAGS);
+      const size = readCapped(fd, job.maxFileSizeBytes);
+      if (size === 'tooLarge') {
+        statuses[index] = FileStatus.tooLarge;
+        continue;
+      }
+      const bytes = buffer.subarray(0, size);
+      if (looksBinary(bytes)) {
+        statuses[index] = FileStatus.binary;
+        continue;
+      }
+      statuses[index] = FileStatus.scanned;
+      // A plain-string pattern absent from the bytes cannot match: skip decoding the file.
+      if (compiledJob.literal && !isUtf16(bytes) && bytes.indexOf(compiledJob.literal) === -1)
+        continue;
+      const searched = searchLines(decode(bytes), compiledJob.patterns, {
+        limit: job.perFileLimit,
+        shouldStop,
+      });
+      if (searched.matches.length > 0 || searched.slowLines.length > 0) {
+        found.push({ index, matches: searched.matches, slowLines: searched.slowLines });
+      }
+      if (searched.stopped) {
+        result.interrupted = isCancelled(job) ? 'cancelled' : 'deadline';
+        break;
+      }
+    } catch {
+      statuses[index] = FileStatus.unreadable;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+  if (control) Atomics.store(control, progress, 0);
+  return result;
+}
+
+self.onmessage = (event: MessageEvent<GrepWorkerInbound>) => {
+  const message = event.data;
+  if (message.type === 'init') {
+    control = new Int32Array(message.control);
+    slot = message.slot;
+    return;
+  }
+  postMessage(runTask(message));
+};

@@ -1,0 +1,176 @@
+/**
+ * Line-oriented regex search over one decoded file, for grep's workers. A
+ * line is the text between "\n"s (a trailing "\r" is not part of it; a file
+ * that ends in "\n" has no extra empty last line). The fast path runs the
+ * pattern over the whole text once and confirms each hit against its line
+ * alone, so the result is exactly what testing every line separately gives,
+ * without paying for a split or a regex call per line.
+ */
+
+/** A matched line longer than this is cut around the match and marked. */
+export const MAX_MATCH_LINE_CHARS = 500;
+/** A regex call slower than this that finds nothing may have hit the engine's backtracking limit. */
+export const SLOW_REGEX_CALL_MS = 200;
+const ELLIPSIS = '…';
+
+export interface LineMatch {
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  /** Set when the line was longer than MAX_MATCH_LINE_CHARS and `text` is a window around the match. */
+  textTruncated?: true;
+}
+
+export interface LineSearchResult {
+  /** At most `limit + 1` matches: one more than the limit says the limit cut the result. */
+  matches: LineMatch[];
+  /** Lines where a regex call came back empty-handed only after SLOW_REGEX_CALL_MS (the engine gave up). */
+  slowLines: number[];
+  /** `shouldStop` ended the search before the end of the text. */
+  stopped: boolean;
+}
+
+export interface LineSearchOptions {
+  /** Matches wanted; the search stops after finding `limit + 1`. */
+  limit: number;
+  /** Polled between regex calls: true stops the search (deadline, cancel). */
+  shouldStop?: () => boolean;
+}
+
+export interface LinePatterns {
+  /** The pattern with the `g` and `m` flags: the whole-text pass. */
+  global: RegExp;
+  /** The pattern without `g`: one line at a time. */
+  single: RegExp;
+}
+
+/** Compiles the two forms a search needs; throws SyntaxError like `new RegExp` for an invalid pattern. */
+export function compileLinePatterns(source: string, caseInsensitive: boolean): LinePatterns {
+  const flags = caseInsensitive ? 'i' : '';
+  return { global: new RegExp(source, `${flags}gm`), single: new RegExp(source, flags) };
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** A window of MAX_MATCH_LINE_CHARS around the match, never splitting a surrogate pair. */
+export function cutAroundMatch(line: string, matchIndex: number, matchLength: number): string {
+  if (line.length <= MAX_MATCH_LINE_CHARS) return line;
+  const visible = Math.min(matchLength, MAX_MATCH_LINE_CHARS);
+  let start = Math.max(0, matchIndex - Math.floor((MAX_MATCH_LINE_CHARS - visible) / 2));
+  let end = Math.min(line.length, start + MAX_MATCH_LINE_CHARS);
+  start = Math.max(0, end - MAX_MATCH_LINE_CHARS);
+  if (start > 0 && isLowSurrogate(line.charCodeAt(start))) start++;
+  if (end < line.length && isHighSurrogate(line.charCodeAt(end - 1))) end--;
+  return `${start > 0 ? ELLIPSIS : ''}${line.slice(start, end)}${end < line.length ? ELLIPSIS : ''}`;
+}
+
+/** Searches `text` line by line; see the module comment for the line rules. */
+export function searchLines(
+  text: string,
+  patterns: LinePatterns,
+  options: LineSearchOptions,
+): LineSearchResult {
+  const { global, single } = patterns;
+  const { limit, shouldStop } = options;
+  const result: LineSearchResult = { matches: [], slowLines: [], stopped: false };
+  const length = text.length;
+  // Line-number cursor: `cursorLine` is the number of the line starting at `cursorStart`.
+  let cursorLine = 1;
+  let cursorStart = 0;
+  const lineNumberAt = (lineStart: number): number => {
+    let index = text.indexOf('\n', cursorStart);
+    while (index !== -1 && index < lineStart) {
+      cursorLine++;
+      index = text.indexOf('\n', index + 1);
+    }
+    cursorStart = lineStart;
+    return cursorLine;
+  };
+  const lineEndFrom = (index: number): number => {
+    const end = text.indexOf('\n', index);
+    return end === -1 ? length : end;
+  };
+
+  /** Tests one line on its own; true when the search has all it needs. */
+  const testLine = (lineStart: number, lineEnd: number): boolean => {
+    let line = text.slice(lineStart, lineEnd);
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    const started = performance.now();
+    const match = single.exec(line);
+    if (!match) {
+      if (performance.now() - started > SLOW_REGEX_CALL_MS) {
+        result.slowLines.push(lineNumberAt(lineStart));
+      }
+      return false;
+    }
+    const found: LineMatch = { line: lineNumberAt(lineStart), text: line };
+    if (line.length > MAX_MATCH_LINE_CHARS) {
+      found.text = cutAroundMatch(line, match.index, match[0].length);
+      found.textTruncated = true;
+    }
+    result.matches.push(found);
+    return result.matches.length > limit;
+  };
+
+  /** The careful path: every remaining line on its own. */
+  const lineByLine = (from: number): void => {
+    let lineStart = from;
+    while (lineStart < length) {
+      if (shouldStop?.()) {
+        result.stopped = true;
+        return;
+      }
+      const lineEnd = lineEndFrom(lineStart);
+      if (testLine(lineStart, lineEnd)) return;
+      lineStart = lineEnd + 1;
+    }
+  };
+
+  let position = 0;
+  while (position < length) {
+    if (shouldStop?.()) {
+      result.stopped = true;
+      break;
+    }
+    global.lastIndex = position;
+    const started = performance.now();
+    const match = global.exec(text);
+    if (!match) {
+      // The engine may have given up on catastrophic backtracking and reported "no match".
+      if (performance.now() - started > SLOW_REGEX_CALL_MS) lineByLine(position);
+      break;
+    }
+    const matchStart = match.index;
+    // A match at the very end after a final newline belongs to no line (there is no empty last line).
+    if (matchStart >= length && text.charCodeAt(length - 1) === 10) break;
+    const lineStart = matchStart === 0 ? 0 : text.lastIndexOf('\n', matchStart - 1) + 1;
+    const matchEnd = matchStart + match[0].length;
+    const lineEnd = lineEndFrom(matchStart);
+    if (matchEnd <= lineEnd) {
+      if (testLine(lineStart, lineEnd)) break;
+      position = lineEnd + 1;
+      continue;
+    }
+    // The match spans lines: each line it touches is tested on its own.
+    const lastLineEnd = lineEndFrom(matchEnd - 1);
+    let current = lineStart;
+    let done = false;
+    while (current <= lastLineEnd && current < length) {
+      const end = lineEndFrom(current);
+      if (testLine(current, end)) {
+        done = true;
+        break;
+      }
+      current = end + 1;
+    }
+    if (done) break;
+    position = lastLineEnd + 1;
+  }
+  return result;
+}
