@@ -171,8 +171,10 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
 
   const drain = async (block: boolean): Promise<void> => {
     while (!done && pending.length > 0 && (block || (pending[0] as PendingTask).settled)) {
-      const task = pending.shift() as PendingTask;
-      if (consume(task, await task.result)) done = true;
+      const task = pending[0] as PendingTask;
+      const result = await task.result;
+      pending.shift();
+      if (consume(task, result)) done = true;
     }
   };
 

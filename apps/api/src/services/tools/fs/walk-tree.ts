@@ -285,7 +285,7 @@ export function walkTree(options: WalkOptions): TreeWalk {
       }
       const entry = frame.entries[frame.index++] as Dirent;
       report.entriesVisited++;
-      if ((report.entriesVisited & 255) === 0) {
+      if ((report.entriesVisited & 255) === 1) {
         if (signal?.aborted) {
           stop('the call was cancelled');
           break;

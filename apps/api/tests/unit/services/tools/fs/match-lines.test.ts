@@ -1,0 +1,145 @@
+import { describe, expect, test } from 'bun:test';
+import {
+  compileLinePatterns,
+  cutAroundMatch,
+  MAX_MATCH_LINE_CHARS,
+  searchLines,
+} from '../../../../../src/services/tools/fs/match-lines';
+
+function lines(text: string, source: string, limit = 100, caseInsensitive = false) {
+  return searchLines(text, compileLinePatterns(source, caseInsensitive), { limit }).matches.map(
+    (match) => [match.line, match.text],
+  );
+}
+
+/** What testing every line on its own gives: the reference the whole-text pass must equal. */
+function reference(text: string, source: string): Array<[number, string]> {
+  if (text === '') return [];
+  const split = text.split('\n');
+  if (text.endsWith('\n')) split.pop();
+  const single = new RegExp(source);
+  return split
+    .map((line, index): [number, string] => [index + 1, line.replace(/\r$/, '')])
+    .filter(([, line]) => single.test(line));
+}
+
+describe('line semantics', () => {
+  test('a file ending in a newline has no extra empty last line', () => {
+    expect(lines('a\nb\n', '^$')).toEqual([]);
+    expect(lines('a\n\nb\n', '^$')).toEqual([[2, '']]);
+    expect(lines('a\nb', 'b$')).toEqual([[2, 'b']]);
+    expect(lines('abc', '$')).toEqual([[1, 'abc']]);
+    expect(lines('', '.*')).toEqual([]);
+  });
+
+  test('CRLF lines are reported without the carriage return, and $ matches before it', () => {
+    expect(lines('one\r\ntwo\r\n', 'o$')).toEqual([[2, 'two']]);
+    expect(lines('one\r\ntwo\r\n', 'e')).toEqual([[1, 'one']]);
+  });
+
+  test('a line matches once however many times the pattern occurs in it', () => {
+    expect(lines('aa aa\nb\naa', 'a')).toEqual([
+      [1, 'aa aa'],
+      [3, 'aa'],
+    ]);
+  });
+
+  test('a pattern that could span lines matches each line on its own, like per-line grep', () => {
+    const text = 'x1\nfoo\nbar\nfoo bar\n';
+    for (const source of [
+      '[^q]*bar',
+      '\\s+bar',
+      'foo\\s*',
+      'o\\nb',
+      '[\\s\\S]+r',
+      '^',
+      '(?<=\\n)foo',
+    ]) {
+      expect(lines(text, source)).toEqual(reference(text, source));
+    }
+  });
+
+  test('a lone carriage return or a line separator inside a line does not split it', () => {
+    const text = 'ab\rcd\nx\u2028yz\n';
+    for (const source of ['^cd', 'ab$', '^yz', 'x$', 'c']) {
+      expect(lines(text, source)).toEqual(reference(text, source));
+    }
+  });
+
+  test('equals per-line testing on seeded random texts and patterns', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const alphabet = ['a', 'b', ' ', '\n', '\n', '\r\n', 'ab'];
+    const sources = ['a', 'b$', '^a', 'a\\s+b', '[^x]+', 'b\\n?a', '^$', '\\bab\\b', 'a*', '\\s$'];
+    for (let round = 0; round < 300; round++) {
+      let text = '';
+      const size = Math.floor(random() * 30);
+      for (let index = 0; index < size; index++) {
+        text += alphabet[Math.floor(random() * alphabet.length)];
+      }
+      for (const source of sources) {
+        expect([text, source, lines(text, source)]).toEqual([
+          text,
+          source,
+          reference(text, source),
+        ]);
+      }
+    }
+  });
+
+  test('case-insensitive matching', () => {
+    expect(lines('Hello\nhello\nHELLO', 'hello', 100, true).length).toBe(3);
+    expect(lines('Hello\nhello\nHELLO', 'hello').length).toBe(1);
+  });
+
+  test('the search stops after limit + 1 matches, so the caller can tell the limit cut it', () => {
+    const text = Array.from({ length: 50 }, (_, index) => `match ${index}`).join('\n');
+    const result = searchLines(text, compileLinePatterns('match', false), { limit: 5 });
+    expect(result.matches.map((match) => match.line)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  test('shouldStop ends the search and says so', () => {
+    const result = searchLines('a\na\na', compileLinePatterns('a', false), {
+      limit: 10,
+      shouldStop: () => true,
+    });
+    expect(result).toEqual({ matches: [], slowLines: [], stopped: true });
+  });
+});
+
+describe('long matched lines', () => {
+  test('a line over the limit is cut around the match and marked', () => {
+    const line = `${'x'.repeat(3000)}NEEDLE${'y'.repeat(3000)}`;
+    const [match] = searchLines(`short\n${line}\n`, compileLinePatterns('NEEDLE', false), {
+      limit: 10,
+    }).matches;
+    expect(match?.line).toBe(2);
+    expect(match?.textTruncated).toBe(true);
+    expect(match?.text).toContain('NEEDLE');
+    expect(match?.text.startsWith('…')).toBe(true);
+    expect(match?.text.endsWith('…')).toBe(true);
+    expect(match?.text.length).toBeLessThanOrEqual(MAX_MATCH_LINE_CHARS + 2);
+  });
+
+  test('a line at exactly the limit is not cut', () => {
+    const line = 'z'.repeat(MAX_MATCH_LINE_CHARS);
+    const [match] = searchLines(line, compileLinePatterns('z', false), { limit: 1 }).matches;
+    expect(match?.text).toBe(line);
+    expect(match?.textTruncated).toBeUndefined();
+  });
+
+  test('a match at the start keeps the head; the cut never splits a surrogate pair', () => {
+    const head = cutAroundMatch(`NEEDLE${'y'.repeat(2000)}`, 0, 6);
+    expect(head.startsWith('NEEDLE')).toBe(true);
+    expect(head.endsWith('…')).toBe(true);
+    const emoji = '😀'.repeat(1000);
+    for (let index = 0; index < 40; index++) {
+      const cut = cutAroundMatch(emoji, 600 + index, 1).replaceAll('…', '');
+      expect(cut.length % 2).toBe(0);
+      expect(cut).toBe('😀'.repeat(cut.length / 2));
+    }
+  });
+});
