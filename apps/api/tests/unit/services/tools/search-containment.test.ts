@@ -110,10 +110,7 @@ for (const [contextLabel, makeContext] of contexts) {
           '/',
         ];
         for (const way of ways) {
-          expect([way, await codeOf(call(way, makeContext()))]).toEqual([
-            way,
-            'permission_denied',
-          ]);
+          expect([way, await codeOf(call(way, makeContext()))]).toEqual([way, 'permission_denied']);
         }
       });
 
@@ -195,10 +192,7 @@ describe('containment with relative arguments (agent mode)', () => {
         'link-out-dir',
         'chain1',
       ]) {
-        expect([way, await codeOf(call(way, context()))]).toEqual([
-          way,
-          'permission_denied',
-        ]);
+        expect([way, await codeOf(call(way, context()))]).toEqual([way, 'permission_denied']);
       }
     });
 
