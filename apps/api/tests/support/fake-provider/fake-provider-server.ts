@@ -204,6 +204,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
     if (closed) return;
     if (fault?.type === 'hang') return; // keep the socket open until the client goes away
     if (fault?.type === 'cut') {
+      await (fault.when ?? sleep(50));
       socket.destroy();
       return;
     }

@@ -27,8 +27,11 @@ export type FakeFault =
   /**
    * Drop the connection: after the first tool-call argument fragment (for
    * Gemini, halfway through the frame carrying the call), or after N frames.
+   * The drop waits for `when` (default: 50 ms), because a client that receives
+   * data and the close in one read may discard that data; tests that need the
+   * frames before the cut delivered resolve `when` once they have seen them.
    */
-  | { type: 'cut'; at: 'mid_tool_call' | number }
+  | { type: 'cut'; at: 'mid_tool_call' | number; when?: Promise<unknown> }
   /** Insert a frame whose data is not JSON at frame position `at` (default 2). */
   | { type: 'malformed_chunk'; at?: number }
   /** Insert a frame of valid JSON that is not the documented shape. */

@@ -1,0 +1,110 @@
+/**
+ * Runs the completed calls of one step: concurrently, except tools that must
+ * run alone (one at a time, in order). Each call gets exactly one result, even
+ * when its arguments are not JSON (not executed: `validation_failed`), when it
+ * fails, times out or is cancelled. The call's part is updated with its status,
+ * error code and duration; a `tool_result` event is emitted as each finishes.
+ */
+import type { ToolCallPart, ToolResultEvent, ToolResultPart } from '@mango/shared';
+import { ToolAbortedError, ToolError, ToolExecutionError } from '../tools/errors';
+import {
+  errorResultContent,
+  parseToolCallArguments,
+  serializeToolResult,
+} from './tool-call-results';
+import type { TurnToolset } from './turn-toolset';
+
+export interface ExecuteToolCallsOptions {
+  toolset: TurnToolset;
+  signal: AbortSignal;
+  emit: (event: ToolResultEvent) => void;
+  now: () => number;
+}
+
+function asToolError(error: unknown, name: string): ToolError {
+  if (error instanceof ToolError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolExecutionError(`Tool "${name}" failed: ${message}`, { cause: error });
+}
+
+/** Records a call's outcome on its part and as a result part and event. */
+export function settleToolCall(
+  call: ToolCallPart,
+  outcome: { content: string } | { error: { code: string; message: string } },
+  durationMs: number,
+  emit: (event: ToolResultEvent) => void,
+): ToolResultPart {
+  const isError = 'error' in outcome;
+  const content = isError ? errorResultContent(outcome.error) : outcome.content;
+  call.durationMs = durationMs;
+  if (isError) {
+    call.status = outcome.error.code === 'aborted' ? 'aborted' : 'failed';
+    call.errorCode = outcome.error.code;
+  } else {
+    call.status = 'succeeded';
+    delete call.errorCode;
+  }
+  emit({
+    type: 'tool_result',
+    toolCallId: call.toolCallId,
+    name: call.name,
+    content,
+    isError,
+    ...(isError ? { errorCode: outcome.error.code } : {}),
+    durationMs,
+  });
+  return { type: 'tool_result', toolCallId: call.toolCallId, name: call.name, content, isError };
+}
+
+async function runOne(
+  call: ToolCallPart,
+  options: ExecuteToolCallsOptions,
+): Promise<ToolResultPart> {
+  const { toolset, signal, emit, now } = options;
+  const parsed = parseToolCallArguments(call.arguments);
+  if (!parsed.ok) return settleToolCall(call, { error: parsed.error }, 0, emit);
+  if (signal.aborted)
+    return settleToolCall(
+      call,
+      {
+        error: new ToolAbortedError(`The call to "${call.name}" was cancelled before it started.`),
+      },
+      0,
+      emit,
+    );
+  const started = now();
+  try {
+    const value = await toolset.execute(
+      { toolCallId: call.toolCallId, name: call.name, args: parsed.value },
+      signal,
+    );
+    const serialized = serializeToolResult(value);
+    const elapsed = Math.max(0, now() - started);
+    return serialized.ok
+      ? settleToolCall(call, { content: serialized.content }, elapsed, emit)
+      : settleToolCall(call, { error: serialized.error }, elapsed, emit);
+  } catch (error) {
+    const toolError =
+      signal.aborted && !(error instanceof ToolAbortedError)
+        ? new ToolAbortedError(`The call to "${call.name}" was cancelled before it finished.`, {
+            cause: error,
+          })
+        : asToolError(error, call.name);
+    return settleToolCall(call, { error: toolError }, Math.max(0, now() - started), emit);
+  }
+}
+
+export async function executeToolCalls(
+  calls: readonly ToolCallPart[],
+  options: ExecuteToolCallsOptions,
+): Promise<ToolResultPart[]> {
+  const alone = options.toolset.runsAlone ?? (() => false);
+  let queue: Promise<unknown> = Promise.resolve();
+  const pending = calls.map((call) => {
+    if (!alone(call.name)) return runOne(call, options);
+    const run = queue.then(() => runOne(call, options));
+    queue = run;
+    return run;
+  });
+  return Promise.all(pending);
+}

@@ -1,0 +1,153 @@
+/**
+ * The turn loop (SPEC §10.2). Calls the model, runs the tool calls of each
+ * step and feeds the results back, until the model answers without calling a
+ * tool. The decision to continue is "the step has tool calls", never the finish
+ * reason. After `maxIterations` model calls that kept calling tools, the model
+ * is asked once more with tools still declared and `tool_choice: none`, and
+ * the turn ends with an `iteration_limit` event. Every call gets a result —
+ * failed, unknown, disabled, cancelled or cut off — so the conversation can
+ * always continue. Provider failures end the turn with their coded `error`
+ * event, keeping everything produced before it.
+ */
+import type {
+  ConversationMessage,
+  ErrorEvent,
+  ToolCallPart,
+  ToolResultPart,
+  TurnStatus,
+  TurnStreamEvent,
+} from '@mango/shared';
+import type { LanguageModelProvider } from '../providers/spec';
+import { executeToolCalls, settleToolCall } from './execute-tool-calls';
+import { streamModelStep } from './stream-model-step';
+import type { TurnToolset } from './turn-toolset';
+
+export const DEFAULT_MAX_ITERATIONS = 25;
+export const MAX_ITERATIONS_LIMIT = 1000;
+
+export interface RunChatTurnOptions {
+  provider: LanguageModelProvider;
+  /** The provider's model id. */
+  model: string;
+  system?: string;
+  /** The conversation including the new user message. */
+  history: readonly ConversationMessage[];
+  toolset: TurnToolset;
+  /** Model calls that may use tools (1–1000, default 25); one forced final answer may follow. */
+  maxIterations?: number;
+  signal?: AbortSignal;
+  maxOutputTokens?: number;
+  onEvent: (event: TurnStreamEvent) => void;
+  now?: () => number;
+}
+
+export interface ChatTurnResult {
+  status: TurnStatus;
+  /** Model calls made. */
+  iterations: number;
+  /** What the turn added to the conversation: assistant and tool messages, in order. */
+  messages: ConversationMessage[];
+  error?: ErrorEvent;
+}
+
+export class TurnOptionsError extends Error {
+  readonly code = 'validation_failed' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'TurnOptionsError';
+  }
+}
+
+export function resolveMaxIterations(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ITERATIONS;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_ITERATIONS_LIMIT)
+    throw new TurnOptionsError(
+      `maxIterations must be a whole number from 1 to ${MAX_ITERATIONS_LIMIT}; got ${value}.`,
+    );
+  return value;
+}
+
+const notRun = (why: string) => ({
+  error: { code: 'aborted', message: `This call was not run: ${why}` },
+});
+
+export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurnResult> {
+  const maxIterations = resolveMaxIterations(options.maxIterations);
+  const now = options.now ?? performance.now.bind(performance);
+  const signal = options.signal ?? new AbortController().signal;
+  const emit = options.onEvent;
+  const conversation: ConversationMessage[] = [...options.history];
+  const added: ConversationMessage[] = [];
+  let iterations = 0;
+
+  const record = (message: ConversationMessage) => {
+    if (message.parts.length === 0) return;
+    conversation.push(message);
+    added.push(message);
+  };
+  const answerAll = (calls: ToolCallPart[], why: string): ToolResultPart[] =>
+    calls.map((call) => settleToolCall(call, notRun(why), 0, emit));
+  const finish = (status: TurnStatus, error?: ErrorEvent): ChatTurnResult => {
+    emit({ type: 'done', status, iterations });
+    return { status, iterations, messages: added, ...(error ? { error } : {}) };
+  };
+
+  while (true) {
+    const forced = iterations >= maxIterations;
+    iterations++;
+    const step = await streamModelStep(
+      options.provider,
+      {
+        model: options.model,
+        ...(options.system ? { system: options.system } : {}),
+        messages: conversation,
+        tools: options.toolset.definitions,
+        toolChoice: forced ? 'none' : 'auto',
+        signal,
+        ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+      },
+      emit,
+    );
+    record({ role: 'assistant', parts: step.parts });
+
+    if (step.error || signal.aborted) {
+      const why = signal.aborted
+        ? 'the turn was cancelled.'
+        : `the model's response failed (${step.error?.code}) before the tool could run.`;
+      record({
+        role: 'tool',
+        parts: answerAll([...step.completedCalls, ...step.unfinishedCalls], why),
+      });
+      return signal.aborted ? finish('cancelled') : finish('error', step.error);
+    }
+    if (step.completedCalls.length === 0) {
+      if (!forced) return finish('completed');
+      break;
+    }
+    if (forced) {
+      // The model called tools although told not to (some servers ignore tool_choice).
+      record({
+        role: 'tool',
+        parts: answerAll(
+          step.completedCalls,
+          `the iteration limit (${maxIterations}) was reached.`,
+        ),
+      });
+      break;
+    }
+    const results = await executeToolCalls(step.completedCalls, {
+      toolset: options.toolset,
+      signal,
+      emit,
+      now,
+    });
+    record({ role: 'tool', parts: results });
+    if (signal.aborted) return finish('cancelled');
+  }
+  emit({
+    type: 'iteration_limit',
+    maxIterations,
+    message: `The turn reached its limit of ${maxIterations} model calls; the model was asked for a final answer without tools.`,
+  });
+  return finish('iteration_limit');
+}

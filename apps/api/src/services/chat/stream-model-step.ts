@@ -1,0 +1,136 @@
+/**
+ * One model call of a turn: forwards the adapter's events and builds the
+ * assistant message they describe (text and reasoning runs, tool calls with
+ * their final arguments). Calls the stream started but never completed (a cut
+ * or a cancel in the middle of one) are kept apart so the loop can answer them.
+ */
+import type {
+  AssistantMessage,
+  ErrorEvent,
+  ProviderStreamEvent,
+  ReasoningPart,
+  TextPart,
+  ToolCallPart,
+  TurnStreamEvent,
+} from '@mango/shared';
+import type { LanguageModelProvider, ProviderRequest } from '../providers/spec';
+
+export interface ModelStep {
+  parts: AssistantMessage['parts'];
+  /** Calls the model finished, in order; their parts are in `parts` (status `running`). */
+  completedCalls: ToolCallPart[];
+  /** Calls started but never completed; also in `parts`. */
+  unfinishedCalls: ToolCallPart[];
+  error?: ErrorEvent;
+}
+
+export async function streamModelStep(
+  provider: LanguageModelProvider,
+  request: ProviderRequest,
+  emit: (event: TurnStreamEvent) => void,
+): Promise<ModelStep> {
+  const parts: AssistantMessage['parts'] = [];
+  const calls = new Map<string, { part: ToolCallPart; completed: boolean }>();
+  let error: ErrorEvent | undefined;
+  let sawEnd = false;
+
+  const last = () => parts.at(-1);
+  const handle = (event: ProviderStreamEvent) => {
+    switch (event.type) {
+      case 'text_delta': {
+        const tail = last();
+        if (tail?.type === 'text') (tail as TextPart).text += event.delta;
+        else parts.push({ type: 'text', text: event.delta });
+        break;
+      }
+      case 'reasoning_delta': {
+        let tail = last();
+        if (tail?.type !== 'reasoning') {
+          tail = { type: 'reasoning', text: '' };
+          parts.push(tail);
+        }
+        const reasoning = tail as ReasoningPart;
+        reasoning.text += event.delta;
+        if (event.providerMetadata)
+          for (const [provider, data] of Object.entries(event.providerMetadata))
+            reasoning.providerMetadata = {
+              ...reasoning.providerMetadata,
+              [provider]: { ...reasoning.providerMetadata?.[provider], ...data },
+            };
+        break;
+      }
+      case 'tool_call_started': {
+        const part: ToolCallPart = {
+          type: 'tool_call',
+          toolCallId: event.toolCallId,
+          name: event.name,
+          arguments: '',
+          status: 'running',
+          durationMs: 0,
+        };
+        calls.set(event.toolCallId, { part, completed: false });
+        parts.push(part);
+        break;
+      }
+      case 'tool_call_arguments_delta': {
+        const call = calls.get(event.toolCallId);
+        if (call) call.part.arguments += event.delta;
+        break;
+      }
+      case 'tool_call_completed': {
+        let call = calls.get(event.toolCallId);
+        if (!call) {
+          // A completion without a start still counts as a call.
+          const part: ToolCallPart = {
+            type: 'tool_call',
+            toolCallId: event.toolCallId,
+            name: event.name,
+            arguments: '',
+            status: 'running',
+            durationMs: 0,
+          };
+          call = { part, completed: false };
+          calls.set(event.toolCallId, call);
+          parts.push(part);
+        }
+        call.completed = true;
+        call.part.name = event.name;
+        call.part.arguments = event.arguments;
+        if (event.providerMetadata) call.part.providerMetadata = event.providerMetadata;
+        break;
+      }
+      case 'error':
+        error = event;
+        break;
+      case 'turn_completed':
+        sawEnd = true;
+        break;
+      case 'usage':
+        break;
+    }
+  };
+
+  for await (const event of provider.streamTurn(request)) {
+    handle(event);
+    // A cancel is reported once, by the loop's `done`, not as a provider error.
+    if (!(event.type === 'error' && event.code === 'aborted')) emit(event);
+    if (error) break;
+  }
+  if (!error && !sawEnd && !request.signal?.aborted) {
+    // The adapter contract forbids this; treat it as a cut rather than trust a partial step.
+    error = {
+      type: 'error',
+      code: 'stream_interrupted',
+      message: 'The model stream ended without completing. Send the message again to continue.',
+      retryable: true,
+    };
+    emit(error);
+  }
+  const all = [...calls.values()];
+  return {
+    parts,
+    completedCalls: all.filter((call) => call.completed).map((call) => call.part),
+    unfinishedCalls: all.filter((call) => !call.completed).map((call) => call.part),
+    ...(error ? { error } : {}),
+  };
+}

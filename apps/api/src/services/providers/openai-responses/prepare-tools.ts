@@ -1,0 +1,16 @@
+/** Tool definitions and choice → Responses `tools` (strict set explicitly on each) / `tool_choice`. */
+import type { FunctionTool, ToolChoiceOptions } from 'openai/resources/responses/responses';
+import type { ToolDefinition } from '../../tools/types';
+import type { ProviderToolChoice, ProviderToolDefinition } from '../spec';
+import { toolDefsToResponsesAPI } from '../tool-mapper';
+
+export function prepareResponsesTools(
+  tools: readonly ProviderToolDefinition[],
+  toolChoice: ProviderToolChoice = 'auto',
+): { tools?: FunctionTool[]; tool_choice?: ToolChoiceOptions } {
+  if (tools.length === 0) return {};
+  return {
+    tools: toolDefsToResponsesAPI(tools as readonly ToolDefinition[]),
+    tool_choice: toolChoice,
+  };
+}
