@@ -5,28 +5,48 @@
  */
 import { HealthResponse } from '@mango/shared';
 import { Elysia } from 'elysia';
+import type { AppDatabase } from './db/database';
+import { type Logger, silentLogger } from './logger';
+import { getRequestContext } from './request-context';
+import { handleError } from './routes/error-handler';
+import type { ToolRegistry } from './services/tools/registry';
 import { API_VERSION } from './version';
 
 export interface AppDependencies {
-  /** The database kind this instance runs on, reported by the health route. */
-  databaseKind: HealthResponse['database'];
+  /** The open, migrated database. */
+  database: AppDatabase;
+  /** The tools offered to users; defaults to the registry the built-ins register into. */
+  toolRegistry?: ToolRegistry;
+  logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
 }
 
 export function createApp(deps: AppDependencies) {
   const now = deps.now ?? Date.now;
+  const logger = deps.logger ?? silentLogger;
   const startedAt = now();
-  return new Elysia({ prefix: '/api' }).get(
-    '/health',
-    (): HealthResponse => ({
-      status: 'ok',
-      version: API_VERSION,
-      database: deps.databaseKind,
-      uptimeSeconds: Math.round((now() - startedAt) / 1000),
-    }),
-    { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
-  );
+  // `normalize: false`: a body with unknown fields is refused, not silently trimmed.
+  return new Elysia({ prefix: '/api', normalize: false })
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = getRequestContext(request).requestId;
+    })
+    .onError(({ code, error, request }) => {
+      const { requestId } = getRequestContext(request);
+      const response = handleError(logger, { code, error, request, requestId });
+      response.headers.set('x-request-id', requestId);
+      return response;
+    })
+    .get(
+      '/health',
+      (): HealthResponse => ({
+        status: 'ok',
+        version: API_VERSION,
+        database: deps.database.kind,
+        uptimeSeconds: Math.round((now() - startedAt) / 1000),
+      }),
+      { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
+    );
 }
 
 export type App = ReturnType<typeof createApp>;

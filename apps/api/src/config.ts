@@ -2,10 +2,21 @@
  * Configuration from environment variables (SPEC §16). Bun reads `.env` itself.
  * Invalid values stop the server at start-up with a message naming the variable.
  */
+import { isAbsolute, join, resolve } from 'node:path';
+import type { DatabaseConfig } from './db/database';
+import type { LogLevel } from './logger';
 
 export interface ServerConfig {
   port: number;
   host: string;
+  /** Absolute path of the data directory (SQLite file, generated auth secret). */
+  dataDir: string;
+  database: DatabaseConfig;
+  /** Whether accounts after the first may sign up. */
+  allowSignup: boolean;
+  /** `BETTER_AUTH_SECRET` when set; otherwise one is generated and kept in the data directory. */
+  authSecret?: string;
+  logLevel: LogLevel;
 }
 
 export class ConfigError extends Error {
@@ -14,6 +25,10 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+export const SQLITE_FILE_NAME = 'mango.db';
+export const MIN_AUTH_SECRET_LENGTH = 32;
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 function readPort(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 3001;
@@ -24,11 +39,60 @@ function readPort(raw: string | undefined): number {
   return port;
 }
 
+function readBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  throw new ConfigError(
+    `${name} must be true or false (also accepted: 1/0, yes/no, on/off); got "${raw}".`,
+  );
+}
+
+function readDatabase(raw: string | undefined, dataDir: string): DatabaseConfig {
+  const url = raw?.trim();
+  if (!url) return { kind: 'sqlite', path: join(dataDir, SQLITE_FILE_NAME) };
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError(
+      'DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); leave it unset to use the embedded SQLite database.',
+    );
+  }
+  return { kind: 'postgres', url };
+}
+
+function readSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw.length < MIN_AUTH_SECRET_LENGTH) {
+    throw new ConfigError(
+      `BETTER_AUTH_SECRET must be at least ${MIN_AUTH_SECRET_LENGTH} characters long (it signs sessions); got ${raw.length}. Generate one with \`openssl rand -base64 32\`, or unset it to have one generated in the data directory.`,
+    );
+  }
+  return raw;
+}
+
+function readLogLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw.trim() === '') return 'info';
+  const value = raw.trim().toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(value)) {
+    throw new ConfigError(`MANGO_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}".`);
+  }
+  return value;
+}
+
 export function loadServerConfig(
   env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
 ): ServerConfig {
+  const rawDataDir = env.MANGO_DATA_DIR?.trim() || './data';
+  const dataDir = isAbsolute(rawDataDir) ? rawDataDir : resolve(cwd, rawDataDir);
+  const secret = readSecret(env.BETTER_AUTH_SECRET);
   return {
     port: readPort(env.PORT),
     host: env.HOST?.trim() || '127.0.0.1',
+    dataDir,
+    database: readDatabase(env.DATABASE_URL, dataDir),
+    allowSignup: readBoolean('MANGO_ALLOW_SIGNUP', env.MANGO_ALLOW_SIGNUP, false),
+    ...(secret === undefined ? {} : { authSecret: secret }),
+    logLevel: readLogLevel(env.MANGO_LOG_LEVEL),
   };
 }

@@ -1,9 +1,13 @@
 /** Starts the API server with the production dependencies. */
 import { createApp } from './app';
 import { ConfigError, loadServerConfig } from './config';
-import './services/tools';
+import { openDatabase } from './db/database';
+import { migrateToLatest } from './db/migrate';
+import { createLogger } from './logger';
+import { startServer } from './server';
+import { defaultToolRegistry } from './services/tools';
 
-function main(): void {
+async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   try {
     config = loadServerConfig();
@@ -14,19 +18,35 @@ function main(): void {
     }
     throw error;
   }
-  const app = createApp({ databaseKind: 'none' }).listen({
-    port: config.port,
-    hostname: config.host,
+  const logger = createLogger({ level: config.logLevel });
+  const database = openDatabase(config.database);
+  const applied = await migrateToLatest(database);
+  logger.info('database ready', {
+    database: database.kind,
+    ...(database.kind === 'sqlite' && config.database.kind === 'sqlite'
+      ? { file: config.database.path }
+      : {}),
+    migrationsApplied: applied,
   });
-  console.log(`MangoStudio API listening on http://${app.server?.hostname}:${app.server?.port}`);
+  const app = createApp({ database, toolRegistry: defaultToolRegistry, logger });
+  const server = startServer({ app, database, logger, host: config.host, port: config.port });
+  logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
 
   const shutdown = async (signal: string) => {
-    console.log(`Received ${signal}; finishing in-flight requests and stopping.`);
-    await app.stop();
+    logger.info('shutting down: finishing requests in flight, then closing the database', {
+      signal,
+    });
+    await server.stop();
+    logger.info('stopped');
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(
+    `MangoStudio could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exit(1);
+});

@@ -4,3 +4,4 @@ export * from './contracts/chat-events';
 export * from './contracts/chat-parts';
 export * from './contracts/errors';
 export * from './contracts/health';
+export * from './contracts/tool-settings';

@@ -4,7 +4,7 @@ export const HealthResponse = Type.Object(
   {
     status: Type.Literal('ok'),
     version: Type.String(),
-    database: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres'), Type.Literal('none')], {
+    database: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')], {
       description: 'The database this instance uses.',
     }),
     uptimeSeconds: Type.Number(),

@@ -3,6 +3,17 @@
  * execution layer and the provider mappers all speak in these shapes.
  */
 
+import type {
+  ToolCategory,
+  ToolParameterDescriptor,
+  ToolParameterOption,
+  ToolParameterType,
+} from '@mango/shared';
+
+// Declared once, as the settings API's TypeBox contracts (apps/shared), and
+// used here as the tool layer's types.
+export type { ToolCategory, ToolParameterDescriptor, ToolParameterOption, ToolParameterType };
+
 export type JsonSchemaType =
   | 'string'
   | 'number'
@@ -41,41 +52,10 @@ export interface ToolDefinition {
   parameters: JsonSchema;
 }
 
-export type ToolCategory = 'system' | 'image' | 'interaction';
-
-export type ToolParameterType =
-  | 'string'
-  | 'number'
-  | 'boolean'
-  | 'select'
-  | 'string_list'
-  | 'path_list';
-
 /** One entry of a `path_list` setting (allowed/denied paths). Disabled entries are ignored. */
 export interface PathListEntry {
   path: string;
   enabled: boolean;
-}
-
-export interface ToolParameterOption {
-  value: string;
-  label: string;
-}
-
-/** Describes one tool setting: a settings form is drawn from it and values are validated by it. */
-export interface ToolParameterDescriptor {
-  name: string;
-  label: string;
-  description: string;
-  type: ToolParameterType;
-  defaultValue: unknown;
-  /** Numbers only: inclusive bounds. */
-  min?: number;
-  max?: number;
-  /** Numbers only: whole numbers required. */
-  integer?: boolean;
-  /** Selects only: the allowed values. */
-  options?: ToolParameterOption[];
 }
 
 export interface ToolSettingsMetadata {

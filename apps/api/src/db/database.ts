@@ -1,0 +1,157 @@
+/**
+ * Opens the database (SPEC §13): an embedded SQLite file through `bun:sqlite`
+ * by default, or PostgreSQL when a URL is given. Both come back as one
+ * `AppDatabase`: a typed Kysely instance, its kind, a named lock that holds
+ * across every instance sharing the database, and `close`.
+ */
+import { Database as BunDatabase } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { createKeyedMutex } from '../services/tools/freshness-ledger';
+import { createBunSqliteDialect } from './bun-sqlite-dialect';
+import type { DatabaseKind } from './column-types';
+import type { DatabaseSchema } from './schema';
+
+export type { DatabaseKind } from './column-types';
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; poolSize?: number };
+
+export interface AppDatabase {
+  kind: DatabaseKind;
+  db: Kysely<DatabaseSchema>;
+  /**
+   * Runs `task` while holding the lock named `key`. On SQLite the lock is held
+   * within this process (the one process serving the file); on PostgreSQL it
+   * is an advisory lock, so it also holds against other API instances.
+   */
+  withLock<T>(key: string, task: () => Promise<T>): Promise<T>;
+  /** Finishes queries in flight and closes every connection. */
+  close(): Promise<void>;
+}
+
+export class DatabaseConnectionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseConnectionError';
+  }
+}
+
+const PG_INT8_OID = 20;
+
+/**
+ * node-postgres returns `bigint` columns and `count(*)` as strings, to be safe
+ * past 2^53. Every such value here (file sizes, counts) is far below that, so
+ * they are read as numbers, the same as on SQLite.
+ */
+const postgresTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === PG_INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * An embedded SQLite file is served by one process (scale-out is PostgreSQL's
+ * job), so a process-wide lock per file is enough; it is shared by every
+ * handle this process opens on the file.
+ */
+const sqliteLocks = new Map<string, ReturnType<typeof createKeyedMutex>>();
+
+function sqliteLockFor(path: string): ReturnType<typeof createKeyedMutex> {
+  const key = path === ':memory:' ? `:memory:${sqliteLocks.size}` : resolve(path);
+  let lock = sqliteLocks.get(key);
+  if (!lock) {
+    lock = createKeyedMutex();
+    sqliteLocks.set(key, lock);
+  }
+  return lock;
+}
+
+function openSqlite(path: string): AppDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let sqlite: BunDatabase;
+  try {
+    sqlite = new BunDatabase(path, { create: true });
+  } catch (error) {
+    throw new DatabaseConnectionError(
+      `Cannot open the SQLite database at ${path}: ${(error as Error).message}. Check that MANGO_DATA_DIR points to a writable directory.`,
+      { cause: error },
+    );
+  }
+  // The busy timeout comes first: switching a new file to WAL needs a moment
+  // of exclusive access, which another process opening it may hold. WAL lets
+  // readers proceed during a write; NORMAL is durable with WAL except for the
+  // last transactions before a power loss. Foreign keys are off in SQLite
+  // unless asked for.
+  sqlite.run('PRAGMA busy_timeout = 5000');
+  sqlite.run('PRAGMA journal_mode = WAL');
+  sqlite.run('PRAGMA synchronous = NORMAL');
+  sqlite.run('PRAGMA foreign_keys = ON');
+  const db = new Kysely<DatabaseSchema>({ dialect: createBunSqliteDialect(sqlite) });
+  return {
+    kind: 'sqlite',
+    db,
+    withLock: sqliteLockFor(path),
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, poolSize = 10): AppDatabase {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: postgresTypes });
+  // Advisory locks are held by a session, so a lock holder keeps its
+  // connection until it unlocks. They get their own small pool: work done
+  // under a lock uses the main pool and can never wait for a connection that
+  // a lock holder is keeping.
+  const lockPool = new pg.Pool({ connectionString: url, max: 4 });
+  const logIdleError = (error: Error) => {
+    // An idle client lost its connection (server restart, network). The pool
+    // replaces it on the next checkout; without a listener the process would exit.
+    console.error(
+      JSON.stringify({ level: 'warn', msg: 'postgres idle client error', error: error.message }),
+    );
+  };
+  pool.on('error', logIdleError);
+  lockPool.on('error', logIdleError);
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  const localLock = createKeyedMutex();
+  return {
+    kind: 'postgres',
+    db,
+    // Waiters in this process queue on the local mutex first, so each key
+    // holds at most one lock-pool connection at a time.
+    withLock: (key, task) =>
+      localLock(key, async () => {
+        const client = await lockPool.connect();
+        let broken: Error | undefined;
+        try {
+          await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+          try {
+            return await task();
+          } finally {
+            await client
+              .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
+              .catch((error: Error) => {
+                // The session is gone, and its locks with it; drop the client.
+                broken = error;
+              });
+          }
+        } finally {
+          client.release(broken);
+        }
+      }),
+    close: async () => {
+      await db.destroy();
+      await lockPool.end();
+    },
+  };
+}
+
+export function openDatabase(config: DatabaseConfig): AppDatabase {
+  return config.kind === 'sqlite'
+    ? openSqlite(config.path)
+    : openPostgres(config.url, config.poolSize);
+}

@@ -1,0 +1,21 @@
+/**
+ * The one set of migrations, in order. Each migration is written once and
+ * receives the dialect's column types; names are sorted, so new ones go on
+ * with the next number.
+ */
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import { type DatabaseKind, getColumnTypes } from '../column-types';
+import { createAccountsMigration } from './0001-accounts';
+import { createApplicationMigration } from './0002-application';
+
+export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
+  const types = getColumnTypes(kind);
+  return {
+    '0001-accounts': createAccountsMigration(types),
+    '0002-application': createApplicationMigration(types),
+  };
+}
+
+export function createMigrationProvider(kind: DatabaseKind): MigrationProvider {
+  return { getMigrations: async () => getMigrations(kind) };
+}

@@ -1,0 +1,83 @@
+/**
+ * Runs an app on Bun's HTTP server: an access log line per request, and a
+ * graceful stop (stop accepting, let requests in flight finish within a grace
+ * period, then close the database).
+ */
+import type { AppDatabase } from './db/database';
+import type { Logger } from './logger';
+import { getRequestContext } from './request-context';
+
+export interface RequestHandlerApp {
+  handle(request: Request): Promise<Response>;
+}
+
+export interface StartServerOptions {
+  app: RequestHandlerApp;
+  database: AppDatabase;
+  logger: Logger;
+  host: string;
+  port: number;
+  /** How long in-flight requests may take to finish after a stop; then they are cut. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  hostname: string;
+  port: number;
+  /** Stops accepting, waits for in-flight requests (up to the grace period), closes the database. */
+  stop(): Promise<void>;
+}
+
+export function startServer(options: StartServerOptions): RunningServer {
+  const { app, database, logger } = options;
+  const graceMs = options.shutdownGraceMs ?? 10_000;
+  const server = Bun.serve({
+    hostname: options.host,
+    port: options.port,
+    async fetch(request) {
+      const startedAt = performance.now();
+      const context = getRequestContext(request);
+      const response = await app.handle(request);
+      const url = new URL(request.url);
+      logger.info('request', {
+        requestId: context.requestId,
+        method: request.method,
+        path: url.pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        ...(context.userId ? { userId: context.userId } : {}),
+      });
+      return response;
+    },
+  });
+  const hostname = server.hostname ?? options.host;
+  const port = server.port ?? options.port;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`,
+    hostname,
+    port,
+    stop() {
+      stopping ??= (async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const graceOver = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), graceMs);
+        });
+        const outcome = await Promise.race([
+          server.stop().then(() => 'drained' as const),
+          graceOver,
+        ]);
+        clearTimeout(timer);
+        if (outcome === 'timeout') {
+          logger.warn('requests still running after the shutdown grace period; closing them', {
+            pendingRequests: server.pendingRequests,
+          });
+          await server.stop(true);
+        }
+        await database.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Starts the real server entry point (`apps/api/src/index.ts`) as a child
+ * process on a free port and waits for its "listening" log line.
+ */
+import { join } from 'node:path';
+
+const ENTRY_POINT = join(import.meta.dir, '../../src/index.ts');
+
+export interface ServerProcess {
+  url: string;
+  process: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  /** Every stdout line so far. */
+  lines: string[];
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  const child = Bun.spawn([process.execPath, ENTRY_POINT], {
+    cwd: options.cwd,
+    // Only what the test names, so a developer's own .env or variables cannot leak in.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  let buffered = '';
+  let resolveUrl: (url: string) => void = () => {};
+  const urlPromise = new Promise<string>((resolve) => {
+    resolveUrl = resolve;
+  });
+  void (async () => {
+    for await (const chunk of child.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let newline = buffered.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        lines.push(line);
+        try {
+          const entry = JSON.parse(line) as { url?: string };
+          if (entry.url) resolveUrl(entry.url);
+        } catch {
+          // Not a log line; kept in `lines` for the assertion messages.
+        }
+        newline = buffered.indexOf('\n');
+      }
+    }
+  })();
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const outcome = await Promise.race([
+    urlPromise,
+    child.exited.then((code) => ({ exited: code })),
+    Bun.sleep(timeoutMs).then(() => ({ timedOut: true })),
+  ]);
+  if (typeof outcome !== 'string') {
+    child.kill('SIGKILL');
+    const stderr = await new Response(child.stderr).text();
+    throw new Error(
+      `The server did not start (${JSON.stringify(outcome)}).\nstdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
+    );
+  }
+  return {
+    url: outcome,
+    process: child,
+    lines,
+    async stop() {
+      child.kill('SIGTERM');
+      return child.exited;
+    },
+  };
+}
