@@ -147,6 +147,8 @@ export interface FileReadsTable {
   complete: BooleanColumn;
   lines_covered: number;
   total_lines: number;
+  /** Text windows read beyond the covered prefix (JSON array of { startLine, endLine }), or null. */
+  later_windows: JsonColumn | null;
   updated_at: Timestamp;
 }
 

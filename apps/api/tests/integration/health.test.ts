@@ -1,32 +1,42 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { HealthResponse } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import { createApp } from '../../src/app';
+import { silentLogger } from '../../src/logger';
+import { type RunningServer, startServer } from '../../src/server';
+import { describeEachDatabase } from '../support/test-databases';
 
-describe('GET /api/health over real HTTP', () => {
+describeEachDatabase('GET /api/health over real HTTP', (kind, current) => {
   let clock = 1_000_000;
-  const app = createApp({ databaseKind: 'sqlite', now: () => clock });
-  let base = '';
-
+  let server: RunningServer;
   beforeAll(() => {
-    app.listen({ port: 0, hostname: '127.0.0.1' });
-    base = `http://127.0.0.1:${app.server?.port}`;
+    const { database } = current();
+    server = startServer({
+      app: createApp({ database, now: () => clock }),
+      // The test database is closed by its own block, not by this server.
+      database: { ...database, close: async () => {} },
+      logger: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+    });
   });
-  afterAll(async () => {
-    await app.stop();
-  });
+  afterAll(() => server.stop());
 
-  test('answers with status, version, database kind and uptime, matching the shared contract', async () => {
+  test('answers without a user: status, version, database kind and uptime, matching the shared contract', async () => {
     clock += 5_000;
-    const response = await fetch(`${base}/api/health`);
+    const response = await fetch(`${server.url}/api/health`);
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(Value.Check(HealthResponse, body)).toBe(true);
-    expect(body).toMatchObject({ status: 'ok', database: 'sqlite', uptimeSeconds: 5 });
+    expect(body).toMatchObject({ status: 'ok', database: kind, uptimeSeconds: 5 });
+    expect(response.headers.get('x-request-id')).toBeTruthy();
   });
 
-  test('an unknown route is a 404', async () => {
-    const response = await fetch(`${base}/api/nope`);
+  test('an unknown route is a 404 in the error format', async () => {
+    const response = await fetch(`${server.url}/api/nope`);
     expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: { code: 'not_found', message: expect.stringContaining('/api/openapi') },
+    });
   });
 });

@@ -74,6 +74,7 @@ export function createApplicationMigration(types: ColumnTypes): Migration {
         .addColumn('complete', types.boolean, (column) => column.notNull())
         .addColumn('lines_covered', types.integer, (column) => column.notNull())
         .addColumn('total_lines', types.integer, (column) => column.notNull())
+        .addColumn('later_windows', types.json)
         .addColumn('updated_at', types.timestamp, (column) => column.notNull())
         .addPrimaryKeyConstraint('file_reads_pkey', ['chat_id', 'real_path'])
         .execute();

@@ -5,8 +5,24 @@
  * named lock, which on PostgreSQL holds across instances too.
  */
 import type { AppDatabase } from '../../db/database';
-import { readBoolean, writeTimestamp } from '../../db/values';
-import type { FileFreshnessLedger, FileReadRecord } from './types';
+import { readBoolean, readJson, writeJson, writeTimestamp } from '../../db/values';
+import type { FileFreshnessLedger, FileReadRecord, LineWindow } from './types';
+
+function readWindows(value: unknown): LineWindow[] | undefined {
+  const parsed = readJson(value);
+  if (!Array.isArray(parsed) || parsed.length === 0) return undefined;
+  const windows = parsed.filter(
+    (item): item is LineWindow =>
+      typeof item === 'object' &&
+      item !== null &&
+      Number.isInteger(item.startLine) &&
+      Number.isInteger(item.endLine),
+  );
+  // A damaged list is dropped whole: fewer known windows only means a re-read.
+  return windows.length === parsed.length
+    ? windows.map(({ startLine, endLine }) => ({ startLine, endLine }))
+    : undefined;
+}
 
 export interface DatabaseFreshnessLedgerOptions {
   now?: () => number;
@@ -23,19 +39,30 @@ export function createDatabaseFreshnessLedger(
     async get(realPath) {
       const row = await db
         .selectFrom('file_reads')
-        .select(['sha256', 'size', 'mtime_ms', 'complete', 'lines_covered', 'total_lines'])
+        .select([
+          'sha256',
+          'size',
+          'mtime_ms',
+          'complete',
+          'lines_covered',
+          'total_lines',
+          'later_windows',
+        ])
         .where('chat_id', '=', chatId)
         .where('real_path', '=', realPath)
         .executeTakeFirst();
       if (!row) return undefined;
-      return {
+      const record: FileReadRecord = {
         sha256: row.sha256,
         size: Number(row.size),
         mtimeMs: Number(row.mtime_ms),
         complete: readBoolean(row.complete) === true,
         linesCovered: Number(row.lines_covered),
         totalLines: Number(row.total_lines),
-      } satisfies FileReadRecord;
+      };
+      const laterWindows = readWindows(row.later_windows);
+      if (laterWindows) record.laterWindows = laterWindows;
+      return record;
     },
 
     async set(realPath, record) {
@@ -46,6 +73,7 @@ export function createDatabaseFreshnessLedger(
         complete: record.complete,
         lines_covered: record.linesCovered,
         total_lines: record.totalLines,
+        later_windows: record.laterWindows?.length ? writeJson(record.laterWindows) : null,
         updated_at: writeTimestamp(now()),
       };
       await db

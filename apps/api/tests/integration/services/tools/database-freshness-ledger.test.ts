@@ -25,6 +25,15 @@ describeEachDatabase('database freshness ledger', (_kind, current) => {
     expect(await ledger.get('/srv/a.txt')).toBeUndefined();
     await ledger.set('/srv/a.txt', record);
     expect(await ledger.get('/srv/a.txt')).toEqual(record);
+    const withWindows: FileReadRecord = {
+      ...record,
+      laterWindows: [
+        { startLine: 4001, endLine: 5000 },
+        { startLine: 7001, endLine: 9000 },
+      ],
+    };
+    await ledger.set('/srv/a.txt', withWindows);
+    expect(await ledger.get('/srv/a.txt')).toEqual(withWindows);
     const complete = { ...record, complete: true, linesCovered: 9000, sha256: 'b'.repeat(64) };
     await ledger.set('/srv/a.txt', complete);
     expect(await ledger.get('/srv/a.txt')).toEqual(complete);
