@@ -15,8 +15,6 @@ import {
   bomLength,
   decodeText,
   detectEncoding,
-  detectLineEndings,
-  detectLineEndingsInBytes,
   type LineEndings,
   type TextEncoding,
 } from '../fs/text-encoding';
@@ -195,7 +193,7 @@ function textView(
       { details: { argument: 'startLine' } },
     );
   }
-  const eol = decoded === undefined ? detectLineEndingsInBytes(body) : detectLineEndings(decoded);
+  const eol = window.eol;
   const validUtf8 = utf16 || isUtf8(body);
   const note = windowNote(window, { explicitMaxLines: args.maxLines !== undefined }, validUtf8);
   return { window, encoding, eol, ...(note === undefined ? {} : { note }) };

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import type { FileFreshnessLedger, FileReadRecord, LineWindow } from '../types';
 
 export function sha256Hex(bytes: Uint8Array): string {
+  // Bun's native hasher is several times faster than node:crypto's on large buffers.
+  if (typeof Bun !== 'undefined') return new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
   return createHash('sha256').update(bytes).digest('hex');
 }
 

@@ -4,6 +4,7 @@
  * byte limit. UTF-8 files are scanned as bytes and only the shown window is
  * decoded; UTF-16 files arrive already decoded.
  */
+import type { LineEndings } from './text-encoding';
 
 /** Lines longer than this many characters (UTF-16 code units) are cut and marked. */
 export const MAX_LINE_CHARACTERS = 2000;
@@ -26,60 +27,82 @@ export interface TextWindow {
   byteLimited: boolean;
   /** Whether the file's last line ends with a line break. */
   endsWithNewline: boolean;
+  /** The whole file's line endings. */
+  eol: LineEndings;
 }
 
 /** Where the lines of a window sit in a text, and how many lines the text has. */
 interface LineSpan {
   totalLines: number;
+  /** The whole text's line endings, found in the same pass. */
+  eol: LineEndings;
   /** The window's text, from the start of startLine to the end of endLine (its final line break excluded). */
   text: string;
   endLine: number;
   endsWithNewline: boolean;
 }
 
-/** Counts lines the way `wc -l` plus a final unterminated line would: a trailing newline adds no empty line. */
-function spanOfBytes(bytes: Uint8Array, startLine: number, lastWanted: number): LineSpan {
-  let newlines = 0;
-  let spanStart = startLine === 1 ? 0 : -1;
-  let spanEnd = -1;
-  let index = bytes.indexOf(10);
-  while (index !== -1) {
-    newlines += 1;
-    if (newlines === startLine - 1) spanStart = index + 1;
-    if (newlines === lastWanted) spanEnd = index;
-    index = bytes.indexOf(10, index + 1);
-  }
-  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10;
-  const totalLines = newlines + (bytes.length > 0 && !endsWithNewline ? 1 : 0);
-  const endLine = Math.min(totalLines, lastWanted);
-  if (spanStart === -1 || endLine < startLine)
-    return { totalLines, text: '', endLine: startLine - 1, endsWithNewline };
-  if (spanEnd === -1) spanEnd = endsWithNewline ? bytes.length - 1 : bytes.length;
-  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(
-    bytes.subarray(spanStart, spanEnd),
-  );
-  return { totalLines, text, endLine, endsWithNewline };
+/** What the span scan needs from a text, whether raw UTF-8 bytes or a decoded string. */
+interface Scannable {
+  length: number;
+  /** Offset of the next LF at or after `from`, or -1. */
+  nextNewline(from: number): number;
+  isCarriageReturn(offset: number): boolean;
+  slice(start: number, end: number): string;
 }
 
-function spanOfText(text: string, startLine: number, lastWanted: number): LineSpan {
-  const bytesLike = text; // same arithmetic on code units
+/**
+ * One pass over the text: counts lines (a trailing newline adds no empty
+ * line, like `wc -l` plus a final unterminated line), finds the window's span
+ * and tallies the line endings.
+ */
+function scanSpan(source: Scannable, startLine: number, lastWanted: number): LineSpan {
   let newlines = 0;
+  let crlf = 0;
   let spanStart = startLine === 1 ? 0 : -1;
   let spanEnd = -1;
-  let index = bytesLike.indexOf('\n');
+  let index = source.nextNewline(0);
   while (index !== -1) {
     newlines += 1;
+    if (index > 0 && source.isCarriageReturn(index - 1)) crlf += 1;
     if (newlines === startLine - 1) spanStart = index + 1;
     if (newlines === lastWanted) spanEnd = index;
-    index = bytesLike.indexOf('\n', index + 1);
+    index = source.nextNewline(index + 1);
   }
-  const endsWithNewline = text.endsWith('\n');
-  const totalLines = newlines + (text.length > 0 && !endsWithNewline ? 1 : 0);
+  const endsWithNewline =
+    source.length > 0 && newlines > 0 && source.nextNewline(source.length - 1) !== -1;
+  const totalLines = newlines + (source.length > 0 && !endsWithNewline ? 1 : 0);
   const endLine = Math.min(totalLines, lastWanted);
-  if (spanStart === -1 || endLine < startLine)
-    return { totalLines, text: '', endLine: startLine - 1, endsWithNewline };
-  if (spanEnd === -1) spanEnd = endsWithNewline ? text.length - 1 : text.length;
-  return { totalLines, text: text.slice(spanStart, spanEnd), endLine, endsWithNewline };
+  const eol = lineEndingsOf(crlf, newlines);
+  if (spanStart === -1 || endLine < startLine) {
+    return { totalLines, eol, text: '', endLine: startLine - 1, endsWithNewline };
+  }
+  if (spanEnd === -1) spanEnd = endsWithNewline ? source.length - 1 : source.length;
+  return { totalLines, eol, text: source.slice(spanStart, spanEnd), endLine, endsWithNewline };
+}
+
+function bytesSource(bytes: Uint8Array): Scannable {
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  return {
+    length: bytes.length,
+    nextNewline: (from) => bytes.indexOf(10, from),
+    isCarriageReturn: (offset) => bytes[offset] === 13,
+    slice: (start, end) => decoder.decode(bytes.subarray(start, end)),
+  };
+}
+
+function textSource(text: string): Scannable {
+  return {
+    length: text.length,
+    nextNewline: (from) => text.indexOf('\n', from),
+    isCarriageReturn: (offset) => text.charCodeAt(offset) === 13,
+    slice: (start, end) => text.slice(start, end),
+  };
+}
+
+function lineEndingsOf(crlf: number, breaks: number): LineEndings {
+  if (crlf === 0) return 'lf';
+  return crlf === breaks ? 'crlf' : 'mixed';
 }
 
 /** Cuts a line at MAX_LINE_CHARACTERS, never between the halves of a surrogate pair. */
@@ -131,13 +154,14 @@ function render(span: LineSpan, request: WindowRequest): TextWindow {
     linesCut,
     byteLimited,
     endsWithNewline: span.endsWithNewline,
+    eol: span.eol,
   };
 }
 
 /** The window of UTF-8 bytes (BOM already removed): only the shown lines are decoded. */
 export function windowOfUtf8(bytes: Uint8Array, request: WindowRequest): TextWindow {
   return render(
-    spanOfBytes(bytes, request.startLine, request.startLine + request.maxLines - 1),
+    scanSpan(bytesSource(bytes), request.startLine, request.startLine + request.maxLines - 1),
     request,
   );
 }
@@ -145,7 +169,7 @@ export function windowOfUtf8(bytes: Uint8Array, request: WindowRequest): TextWin
 /** The window of an already decoded text. */
 export function windowOfText(text: string, request: WindowRequest): TextWindow {
   return render(
-    spanOfText(text, request.startLine, request.startLine + request.maxLines - 1),
+    scanSpan(textSource(text), request.startLine, request.startLine + request.maxLines - 1),
     request,
   );
 }
