@@ -8,7 +8,7 @@ import { parseToolArguments, requireNonBlank } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
 import { replaceFileAtomically } from '../fs/atomic-write';
 import { applyReplacement, explainMiss, lineOfOffset, planReplacement } from '../fs/exact-replace';
-import { missingFileError, toToolError } from '../fs/file-errors';
+import { missingFileError, stopIfCancelled, toToolError } from '../fs/file-errors';
 import { recordFileWrite, sha256Hex } from '../fs/freshness';
 import { GUARD_TEXT_MAX_BYTES, inspectTarget, loadForOverwrite } from '../fs/overwrite-guard';
 import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
@@ -119,6 +119,7 @@ export async function editFile(rawArgs: unknown, context: ToolContext): Promise<
     }
     let stats: Awaited<ReturnType<typeof replaceFileAtomically>>;
     try {
+      stopIfCancelled(context.signal);
       stats = await replaceFileAtomically(target, bytes, file.stats);
     } catch (error) {
       throw toToolError(error, resolved);

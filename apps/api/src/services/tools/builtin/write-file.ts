@@ -11,7 +11,7 @@ import {
   FileAlreadyExistsError,
   replaceFileAtomically,
 } from '../fs/atomic-write';
-import { toToolError } from '../fs/file-errors';
+import { stopIfCancelled, toToolError } from '../fs/file-errors';
 import { recordFileWrite, sha256Hex } from '../fs/freshness';
 import { GUARD_TEXT_MAX_BYTES, inspectTarget, loadForOverwrite } from '../fs/overwrite-guard';
 import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
@@ -78,6 +78,7 @@ export async function writeFile(rawArgs: unknown, context: ToolContext): Promise
         text = args.content;
         bytes = Buffer.from(text, 'utf8');
         checkSize(bytes);
+        stopIfCancelled(context.signal);
         stats = await createFileExclusively(target, bytes);
         created = true;
       } else {
@@ -85,6 +86,7 @@ export async function writeFile(rawArgs: unknown, context: ToolContext): Promise
         text = file.eol === 'crlf' ? toCrlf(args.content) : args.content;
         bytes = encodeText(text, file.encoding);
         checkSize(bytes);
+        stopIfCancelled(context.signal);
         stats = await replaceFileAtomically(target, bytes, file.stats);
         created = false;
       }

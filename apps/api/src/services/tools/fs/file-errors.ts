@@ -117,3 +117,16 @@ export function toToolError(error: unknown, resolved: ResolvedPath): ToolError {
     cause: error,
   });
 }
+
+/**
+ * A call stopped by its time budget or a cancel must not change a file after
+ * the model was told it failed: checked right before the write.
+ */
+export function stopIfCancelled(signal: AbortSignal | undefined): void {
+  if (!signal?.aborted) return;
+  throw signal.reason instanceof ToolError
+    ? signal.reason
+    : new ToolExecutionError(
+        'The call was cancelled before the file was written; nothing was changed.',
+      );
+}

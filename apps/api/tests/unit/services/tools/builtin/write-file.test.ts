@@ -19,7 +19,10 @@ import {
 } from '../../../../../src/services/providers/tool-mapper';
 import type { WriteFileResult } from '../../../../../src/services/tools/builtin/write-file';
 import { writeFileTool } from '../../../../../src/services/tools/builtin/write-file';
-import { createMemoryFreshnessLedger } from '../../../../../src/services/tools/index';
+import {
+  createMemoryFreshnessLedger,
+  ToolAbortedError,
+} from '../../../../../src/services/tools/index';
 import {
   callTool,
   containmentEscapes,
@@ -391,6 +394,26 @@ describe('write_file: concurrency', () => {
     expect(results.every((result) => result.created === false)).toBe(true);
     expect(contents).toContain(readFileSync(abs('busy.txt'), 'utf8'));
     expect(readdirSync(path.dirname(abs('busy.txt')))).toEqual(['busy.txt']);
+  });
+});
+
+describe('write_file: cancellation', () => {
+  test('a call cancelled before it writes changes nothing', async () => {
+    const { rel, abs } = scratch();
+    writeFileSync(abs('keep.txt'), 'keep\n');
+    const { context, read } = session();
+    await read({ path: rel('keep.txt') });
+    const controller = new AbortController();
+    controller.abort(new ToolAbortedError());
+    const cancelled = { ...context, parameters: {}, signal: controller.signal };
+    for (const name of ['keep.txt', 'new.txt']) {
+      const error = await failure(
+        writeFileTool.execute({ path: rel(name), content: 'changed' }, cancelled),
+      );
+      expect(error.code).toBe('aborted');
+    }
+    expect(readFileSync(abs('keep.txt'), 'utf8')).toBe('keep\n');
+    expect(existsSync(abs('new.txt'))).toBe(false);
   });
 });
 
