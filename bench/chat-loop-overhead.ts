@@ -1,0 +1,219 @@
+/**
+ * The turn loop's own overhead. A fake provider (loopback HTTP, real wire
+ * format, official SDKs) answers instantly: one trivial tool call per step
+ * until the 20th step, which answers in text. The same provider requests are
+ * then made directly (adapter + SDK, no loop) in the same run, interleaved with
+ * the loop runs so both see the same machine load. Prints, per provider, the
+ * loop's added time per iteration (target: under 2 ms); then runs 200
+ * concurrent turns and 200 concurrent direct request sequences and prints the
+ * p99 added latency and the peak memory.
+ *
+ *   npm run bench:chat          (ROUNDS=30 CONCURRENCY=500 npm run bench:chat)
+ */
+import type { ConversationMessage } from '@mango/shared';
+import { createBuiltinToolset, runChatTurn } from '../apps/api/src/services/chat';
+import type {
+  LanguageModelProvider,
+  ProviderId,
+  ProviderRequest,
+} from '../apps/api/src/services/providers/spec';
+import { createMemoryFreshnessLedger } from '../apps/api/src/services/tools/freshness-ledger';
+import { createToolRegistry } from '../apps/api/src/services/tools/registry';
+import {
+  type RecordedRequest,
+  startFakeProviderServer,
+} from '../apps/api/tests/support/fake-provider';
+import {
+  createProviderForFake,
+  MODEL_FOR,
+  PROVIDER_IDS,
+} from '../apps/api/tests/support/provider-factories';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const ITERATIONS = 20;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 200);
+const CONCURRENT_ITERATIONS = Number(process.env.CONCURRENT_ITERATIONS ?? 5);
+
+const registry = createToolRegistry();
+registry.register({
+  definition: {
+    name: 'noop',
+    description: 'Does nothing and says so.',
+    parameters: {
+      type: 'object',
+      properties: { step: { type: 'integer' } },
+      required: ['step'],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'No-op',
+    description: 'Benchmark tool.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: {},
+    parameterDescriptors: [],
+  },
+  execute: async (args) => ({ ok: true, step: (args as { step: number }).step }),
+});
+
+/** How many tool results a recorded request already carries, in any provider's format. */
+function answeredSteps(request: RecordedRequest): number {
+  const text = JSON.stringify(request.body);
+  return (
+    text.match(/"function_call_output"|"role":"tool"|"tool_result"|"functionResponse"/g) ?? []
+  ).length;
+}
+
+/** Model calls per scripted turn; the concurrency phase lowers it. */
+let turnLength = ITERATIONS;
+const fake = await startFakeProviderServer();
+for (const id of PROVIDER_IDS)
+  fake.respondWith(id, (request) => {
+    const limit = turnLength;
+    const done = answeredSteps(request);
+    return done + 1 >= limit
+      ? { content: [{ type: 'text', text: 'All steps done.' }], fragmentSize: 64 }
+      : {
+          content: [{ type: 'tool_call', name: 'noop', arguments: { step: done + 1 } }],
+          fragmentSize: 64,
+        };
+  });
+
+/** Wraps an adapter to keep a copy of every request the loop makes. */
+function recording(
+  provider: LanguageModelProvider,
+  into: ProviderRequest[],
+): LanguageModelProvider {
+  return {
+    id: provider.id,
+    streamTurn(request) {
+      into.push({ ...request, messages: [...request.messages], signal: undefined });
+      return provider.streamTurn(request);
+    },
+  };
+}
+
+async function loopTurn(
+  provider: LanguageModelProvider,
+  id: ProviderId,
+  iterations: number,
+): Promise<number> {
+  const history: ConversationMessage[] = [
+    { role: 'user', parts: [{ type: 'text', text: 'Run the steps.' }] },
+  ];
+  const toolset = createBuiltinToolset({
+    registry,
+    context: {
+      userId: 'bench',
+      chatId: 'bench',
+      mode: 'chat',
+      restrictToWorkingDirectory: false,
+      freshness: createMemoryFreshnessLedger(),
+    },
+  });
+  const started = performance.now();
+  const result = await runChatTurn({
+    provider,
+    model: MODEL_FOR[id],
+    history,
+    toolset,
+    maxIterations: iterations + 5,
+    onEvent: () => {},
+  });
+  const elapsed = performance.now() - started;
+  if (result.status !== 'completed' || result.iterations !== iterations)
+    throw new Error(`bench turn ended ${result.status} after ${result.iterations} model calls`);
+  return elapsed;
+}
+
+async function direct(
+  provider: LanguageModelProvider,
+  requests: ProviderRequest[],
+): Promise<number> {
+  const started = performance.now();
+  for (const request of requests) for await (const _event of provider.streamTurn(request));
+  return performance.now() - started;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[
+    Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)
+  ] as number;
+
+console.log(`Loop overhead: ${ITERATIONS} iterations per turn, ${ROUNDS} rounds, medians (ms)`);
+console.log('provider            loop turn   direct requests   added per iteration');
+for (const id of PROVIDER_IDS) {
+  const provider = createProviderForFake(id, fake);
+  const captured: ProviderRequest[] = [];
+  await loopTurn(recording(provider, captured), id, ITERATIONS); // warm-up, and the requests to replay
+  const requests = captured.slice(0, ITERATIONS);
+  await direct(provider, requests);
+  const loops: number[] = [];
+  const directs: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    loops.push(await loopTurn(provider, id, ITERATIONS));
+    directs.push(await direct(provider, requests));
+  }
+  const added = (median(loops) - median(directs)) / ITERATIONS;
+  console.log(
+    `${id.padEnd(18)}  ${median(loops).toFixed(1).padStart(9)}   ${median(directs).toFixed(1).padStart(15)}   ${added.toFixed(3).padStart(8)} ms ${added < 2 ? '(under the 2 ms target)' : '(OVER the 2 ms target)'}`,
+  );
+}
+
+// ---- Concurrency ----
+const id: ProviderId = 'openai-compatible';
+const provider = createProviderForFake(id, fake);
+const captured: ProviderRequest[] = [];
+turnLength = CONCURRENT_ITERATIONS;
+await loopTurn(recording(provider, captured), id, CONCURRENT_ITERATIONS);
+const sequence = captured.slice(0, CONCURRENT_ITERATIONS);
+
+let peakRss = 0;
+let peakHeap = 0;
+const sample = () => {
+  const usage = process.memoryUsage();
+  peakRss = Math.max(peakRss, usage.rss);
+  peakHeap = Math.max(peakHeap, usage.heapUsed);
+};
+const loopBatch = () =>
+  Promise.all(
+    Array.from({ length: CONCURRENCY }, () => loopTurn(provider, id, CONCURRENT_ITERATIONS)),
+  );
+const directBatch = () =>
+  Promise.all(Array.from({ length: CONCURRENCY }, () => direct(provider, sequence)));
+// One unmeasured batch of each, then alternating measured batches.
+await loopBatch();
+await directBatch();
+Bun.gc(true);
+const before = process.memoryUsage();
+const turnTimes: number[] = [];
+const directTimes: number[] = [];
+const CONCURRENT_ROUNDS = Number(process.env.CONCURRENT_ROUNDS ?? 3);
+for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+  const sampler = setInterval(sample, 5);
+  turnTimes.push(...(await loopBatch()));
+  sample();
+  clearInterval(sampler);
+  directTimes.push(...(await directBatch()));
+}
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+console.log(
+  `\n${CONCURRENCY} concurrent turns of ${CONCURRENT_ITERATIONS} iterations, ${CONCURRENT_ROUNDS} rounds (${id}; client and fake server share this process)`,
+);
+console.log(
+  `  turn latency      p50 ${median(turnTimes).toFixed(1)} ms   p99 ${percentile(turnTimes, 99).toFixed(1)} ms`,
+);
+console.log(
+  `  direct requests   p50 ${median(directTimes).toFixed(1)} ms   p99 ${percentile(directTimes, 99).toFixed(1)} ms`,
+);
+console.log(
+  `  p99 added latency ${(percentile(turnTimes, 99) - percentile(directTimes, 99)).toFixed(1)} ms per turn`,
+);
+console.log(
+  `  peak memory       rss ${mib(peakRss)} MiB (+${mib(peakRss - before.rss)}), heap ${mib(peakHeap)} MiB (+${mib(peakHeap - before.heapUsed)})`,
+);
+await fake.close();
