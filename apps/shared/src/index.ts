@@ -2,6 +2,7 @@
 
 export * from './contracts/chat-events';
 export * from './contracts/chat-parts';
+export * from './contracts/chats';
 export * from './contracts/errors';
 export * from './contracts/health';
 export * from './contracts/tool-settings';

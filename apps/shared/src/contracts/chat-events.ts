@@ -82,7 +82,8 @@ export type TurnCompletedEvent = Static<typeof TurnCompletedEvent>;
  * (the stream ended before the provider said it was done), `invalid_chunk` (a
  * chunk that is not JSON or not the documented shape). Not retryable:
  * `authentication_failed` (401/403), `invalid_request` (400/404/422),
- * `provider_error` (anything else), `aborted` (the turn was cancelled).
+ * `provider_error` (anything else), `aborted` (the turn was cancelled), and
+ * `internal_error` (this server failed, e.g. could not store the turn).
  */
 export const ProviderErrorCode = Type.Union([
   Type.Literal('rate_limited'),
@@ -95,6 +96,7 @@ export const ProviderErrorCode = Type.Union([
   Type.Literal('invalid_request'),
   Type.Literal('provider_error'),
   Type.Literal('aborted'),
+  Type.Literal('internal_error'),
 ]);
 export type ProviderErrorCode = Static<typeof ProviderErrorCode>;
 

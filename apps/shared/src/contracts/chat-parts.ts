@@ -94,4 +94,12 @@ export type ConversationMessage = Static<typeof ConversationMessage>;
 export type UserMessage = Extract<ConversationMessage, { role: 'user' }>;
 export type AssistantMessage = Extract<ConversationMessage, { role: 'assistant' }>;
 export type ToolMessage = Extract<ConversationMessage, { role: 'tool' }>;
-export type MessagePart = ConversationMessage['parts'][number];
+/** Any part of any stored message. */
+export const MessagePart = Type.Union([
+  TextPart,
+  ReasoningPart,
+  ToolCallPart,
+  ToolResultPart,
+  ImagePart,
+]);
+export type MessagePart = Static<typeof MessagePart>;

@@ -14,6 +14,7 @@ const RETRYABLE: ReadonlySet<ProviderErrorCode> = new Set([
   'connection_failed',
   'stream_interrupted',
   'invalid_chunk',
+  'internal_error',
 ]);
 
 /** An error an adapter raises itself (a bad chunk, a stream that ended early). */
@@ -68,6 +69,8 @@ const ADVICE: Record<ProviderErrorCode, string> = {
   invalid_request: 'The provider refused the request; check the model name and the conversation.',
   provider_error: 'Send the message again; if it keeps failing, check the server log.',
   aborted: 'The turn was cancelled.',
+  internal_error:
+    'The server failed while running the turn; it has been logged. Send the message again.',
 };
 
 function readStatus(error: object): number | undefined {

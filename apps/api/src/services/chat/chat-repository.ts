@@ -1,0 +1,253 @@
+/**
+ * `chats` and `messages` (SPEC §10.3, §13). Every chat query is scoped by its
+ * owner, so another user's chat id reads as absent. Messages are stored as
+ * parts (JSON) and come back in the order they were written: each append gives
+ * its messages strictly increasing timestamps after the chat's last one.
+ */
+import {
+  type ChatMode,
+  type MessagePart,
+  MessagePart as MessagePartSchema,
+  type MessageRole,
+} from '@mango/shared';
+import { Value } from '@sinclair/typebox/value';
+import type { AppDatabase } from '../../db/database';
+import { readBoolean, readJson, readTimestamp, writeJson, writeTimestamp } from '../../db/values';
+
+export interface ChatRecord {
+  id: string;
+  userId: string;
+  title: string;
+  mode: ChatMode;
+  workingDirectory: string | null;
+  restrictToWorkingDirectory: boolean;
+  model: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredMessage {
+  id: string;
+  chatId: string;
+  role: MessageRole;
+  parts: MessagePart[];
+  createdAt: string;
+}
+
+export type NewChat = Pick<
+  ChatRecord,
+  'title' | 'mode' | 'workingDirectory' | 'restrictToWorkingDirectory' | 'model'
+>;
+export type ChatChanges = Partial<NewChat>;
+
+export interface ChatRepository {
+  create(userId: string, chat: NewChat): Promise<ChatRecord>;
+  /** The user's chats, most recently active first. */
+  list(userId: string): Promise<ChatRecord[]>;
+  get(userId: string, chatId: string): Promise<ChatRecord | undefined>;
+  update(userId: string, chatId: string, changes: ChatChanges): Promise<ChatRecord | undefined>;
+  delete(userId: string, chatId: string): Promise<boolean>;
+  listMessages(chatId: string): Promise<StoredMessage[]>;
+  /** Stores messages after the chat's last one, in one transaction, and marks the chat active. */
+  appendMessages(
+    chatId: string,
+    messages: { role: MessageRole; parts: MessagePart[] }[],
+  ): Promise<StoredMessage[]>;
+}
+
+interface ChatRow {
+  id: string;
+  user_id: string;
+  title: string;
+  mode: string;
+  working_directory: string | null;
+  restrict_to_working_directory: boolean | number;
+  model: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+function toChat(row: ChatRow): ChatRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    title: row.title,
+    mode: row.mode === 'agent' ? 'agent' : 'chat',
+    workingDirectory: row.working_directory,
+    restrictToWorkingDirectory: readBoolean(row.restrict_to_working_directory) ?? true,
+    model: row.model,
+    createdAt: readTimestamp(row.created_at),
+    updatedAt: readTimestamp(row.updated_at),
+  };
+}
+
+const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool']);
+
+/** Parts as stored; a corrupt row or part is left out rather than breaking the whole chat. */
+function readParts(value: unknown): MessagePart[] {
+  const parsed = readJson(value);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter((part): part is MessagePart => Value.Check(MessagePartSchema, part));
+}
+
+export function createChatId(): string {
+  return `chat_${crypto.randomUUID().replaceAll('-', '')}`;
+}
+
+function createMessageId(): string {
+  return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
+}
+
+export function createChatRepository(
+  database: AppDatabase,
+  now: () => number = Date.now,
+): ChatRepository {
+  const { db } = database;
+  const chatColumns = [
+    'id',
+    'user_id',
+    'title',
+    'mode',
+    'working_directory',
+    'restrict_to_working_directory',
+    'model',
+    'created_at',
+    'updated_at',
+  ] as const;
+
+  return {
+    async create(userId, chat) {
+      const stamp = writeTimestamp(now());
+      const id = createChatId();
+      await db
+        .insertInto('chats')
+        .values({
+          id,
+          user_id: userId,
+          title: chat.title,
+          mode: chat.mode,
+          working_directory: chat.workingDirectory,
+          restrict_to_working_directory: chat.restrictToWorkingDirectory,
+          model: chat.model,
+          created_at: stamp,
+          updated_at: stamp,
+        })
+        .execute();
+      return {
+        id,
+        userId,
+        ...chat,
+        createdAt: readTimestamp(stamp),
+        updatedAt: readTimestamp(stamp),
+      };
+    },
+
+    async list(userId) {
+      const rows = await db
+        .selectFrom('chats')
+        .select(chatColumns)
+        .where('user_id', '=', userId)
+        .orderBy('updated_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map((row) => toChat(row as ChatRow));
+    },
+
+    async get(userId, chatId) {
+      const row = await db
+        .selectFrom('chats')
+        .select(chatColumns)
+        .where('id', '=', chatId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row ? toChat(row as ChatRow) : undefined;
+    },
+
+    async update(userId, chatId, changes) {
+      const values: Record<string, unknown> = { updated_at: writeTimestamp(now()) };
+      if (changes.title !== undefined) values.title = changes.title;
+      if (changes.mode !== undefined) values.mode = changes.mode;
+      if (changes.workingDirectory !== undefined)
+        values.working_directory = changes.workingDirectory;
+      if (changes.restrictToWorkingDirectory !== undefined)
+        values.restrict_to_working_directory = changes.restrictToWorkingDirectory;
+      if (changes.model !== undefined) values.model = changes.model;
+      const result = await db
+        .updateTable('chats')
+        .set(values)
+        .where('id', '=', chatId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return undefined;
+      return this.get(userId, chatId);
+    },
+
+    async delete(userId, chatId) {
+      const result = await db
+        .deleteFrom('chats')
+        .where('id', '=', chatId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async listMessages(chatId) {
+      const rows = await db
+        .selectFrom('messages')
+        .select(['id', 'chat_id', 'role', 'parts', 'created_at'])
+        .where('chat_id', '=', chatId)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
+      return rows
+        .filter((row) => ROLES.has(row.role))
+        .map((row) => ({
+          id: row.id,
+          chatId: row.chat_id,
+          role: row.role as MessageRole,
+          parts: readParts(row.parts),
+          createdAt: readTimestamp(row.created_at),
+        }));
+    },
+
+    async appendMessages(chatId, messages) {
+      if (messages.length === 0) return [];
+      return db.transaction().execute(async (transaction) => {
+        const last = await transaction
+          .selectFrom('messages')
+          .select((expression) => expression.fn.max('created_at').as('latest'))
+          .where('chat_id', '=', chatId)
+          .executeTakeFirst();
+        const latest = last?.latest ? Date.parse(readTimestamp(last.latest as Date | string)) : 0;
+        // Strictly after the chat's last message, one millisecond apart: order is the write order.
+        const start = Math.max(now(), latest + 1);
+        const stored = messages.map((message, index) => ({
+          id: createMessageId(),
+          chatId,
+          role: message.role,
+          parts: message.parts,
+          createdAt: writeTimestamp(start + index),
+        }));
+        await transaction
+          .insertInto('messages')
+          .values(
+            stored.map((message) => ({
+              id: message.id,
+              chat_id: chatId,
+              role: message.role,
+              parts: writeJson(message.parts),
+              created_at: message.createdAt,
+              updated_at: message.createdAt,
+            })),
+          )
+          .execute();
+        await transaction
+          .updateTable('chats')
+          .set({ updated_at: writeTimestamp(start + messages.length - 1) })
+          .where('id', '=', chatId)
+          .execute();
+        return stored;
+      });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Chats as the API offers them (SPEC §15): create, list, read, change and
+ * delete the caller's own chats and read their messages. Another user's chat
+ * answers exactly like a chat that does not exist (404).
+ */
+import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/shared';
+import { ApiError } from '../../errors';
+import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
+import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
+import { resolveWorkingDirectory } from './working-directory';
+
+export const DEFAULT_CHAT_TITLE = 'New chat';
+
+export interface ChatService {
+  create(userId: string, body: CreateChatBody): Promise<Chat>;
+  list(userId: string): Promise<Chat[]>;
+  get(userId: string, chatId: string): Promise<Chat>;
+  update(userId: string, chatId: string, body: UpdateChatBody): Promise<Chat>;
+  delete(userId: string, chatId: string): Promise<void>;
+  messages(userId: string, chatId: string): Promise<ChatMessage[]>;
+}
+
+export function toChatResponse(record: ChatRecord): Chat {
+  const { userId: _owner, ...chat } = record;
+  return chat;
+}
+
+export function chatNotFound(chatId: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `There is no chat "${chatId}" among yours. GET /api/chats lists them.`,
+  );
+}
+
+/** Refuses a model this server cannot run, when a chat is created or changed. */
+export function checkModelName(providers: ProviderRegistry, model: string): void {
+  try {
+    providers.resolveModel(model);
+  } catch (error) {
+    if (error instanceof ModelNameError)
+      throw new ApiError('validation_failed', error.message, { details: { field: 'model' } });
+    throw error;
+  }
+}
+
+export function createChatService(deps: {
+  chats: ChatRepository;
+  providers: ProviderRegistry;
+}): ChatService {
+  const { chats, providers } = deps;
+  const owned = async (userId: string, chatId: string) => {
+    const chat = await chats.get(userId, chatId);
+    if (!chat) throw chatNotFound(chatId);
+    return chat;
+  };
+  return {
+    async create(userId, body) {
+      if (body.model) checkModelName(providers, body.model);
+      const workingDirectory = body.workingDirectory
+        ? await resolveWorkingDirectory(body.workingDirectory)
+        : null;
+      const chat = await chats.create(userId, {
+        title: body.title?.trim() || DEFAULT_CHAT_TITLE,
+        mode: body.mode ?? 'chat',
+        workingDirectory,
+        restrictToWorkingDirectory: body.restrictToWorkingDirectory ?? true,
+        model: body.model ?? null,
+      });
+      return toChatResponse(chat);
+    },
+    list: async (userId) => (await chats.list(userId)).map(toChatResponse),
+    get: async (userId, chatId) => toChatResponse(await owned(userId, chatId)),
+    async update(userId, chatId, body) {
+      await owned(userId, chatId);
+      if (body.model) checkModelName(providers, body.model);
+      const changes: ChatChanges = {};
+      if (body.title !== undefined) changes.title = body.title.trim() || DEFAULT_CHAT_TITLE;
+      if (body.mode !== undefined) changes.mode = body.mode;
+      if (body.restrictToWorkingDirectory !== undefined)
+        changes.restrictToWorkingDirectory = body.restrictToWorkingDirectory;
+      if (body.model !== undefined) changes.model = body.model;
+      if (body.workingDirectory !== undefined)
+        changes.workingDirectory =
+          body.workingDirectory === null
+            ? null
+            : await resolveWorkingDirectory(body.workingDirectory);
+      const updated = await chats.update(userId, chatId, changes);
+      if (!updated) throw chatNotFound(chatId);
+      return toChatResponse(updated);
+    },
+    async delete(userId, chatId) {
+      if (!(await chats.delete(userId, chatId))) throw chatNotFound(chatId);
+    },
+    async messages(userId, chatId) {
+      await owned(userId, chatId);
+      return chats.listMessages(chatId);
+    },
+  };
+}

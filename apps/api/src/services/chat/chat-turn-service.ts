@@ -1,0 +1,195 @@
+/**
+ * Runs a chat's turn end to end: checks the request (chat, model, limits, one
+ * turn per chat), stores the user message, replays the stored history to the
+ * chosen provider through the turn loop with the user's enabled tools, and
+ * stores what the turn produced — also when it failed or was cancelled.
+ * Checks happen in `prepare`, before any event is streamed, so they answer
+ * with an HTTP status; `run` never throws: a failure becomes an `error` event.
+ */
+import type { ConversationMessage, CreateTurnBody, TurnStreamEvent } from '@mango/shared';
+import { ApiError } from '../../errors';
+import type { Logger } from '../../logger';
+import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
+import { providerErrorEvent } from '../providers/shared/provider-stream-error';
+import type { ToolRegistry } from '../tools/registry';
+import type { SavedToolSettingsByName } from '../tools/runtime';
+import type { FileFreshnessLedger } from '../tools/types';
+import type { ChatRecord, ChatRepository, StoredMessage } from './chat-repository';
+import { chatNotFound, DEFAULT_CHAT_TITLE } from './chat-service';
+import {
+  type ChatTurnResult,
+  resolveMaxIterations,
+  runChatTurn,
+  TurnOptionsError,
+} from './run-chat-turn';
+import type { RunningTurns } from './running-turns';
+import { buildSystemPrompt } from './system-prompt';
+import { createBuiltinToolset, type TurnToolset } from './turn-toolset';
+
+export interface ChatTurnServiceDeps {
+  chats: ChatRepository;
+  providers: ProviderRegistry;
+  running: RunningTurns;
+  /** A user's saved tool settings, by tool name. */
+  loadSavedToolSettings: (userId: string) => Promise<SavedToolSettingsByName>;
+  /** The chat's read-before-write ledger (the database one in production). */
+  createFreshnessLedger: (chatId: string) => FileFreshnessLedger;
+  toolRegistry?: ToolRegistry;
+  /** Replaces the built-in toolset (tests, or a toolset that adds MCP tools). */
+  createToolset?: (options: {
+    userId: string;
+    chat: ChatRecord;
+    saved: SavedToolSettingsByName;
+  }) => TurnToolset;
+  logger?: Logger;
+}
+
+export interface PreparedTurn {
+  chat: ChatRecord;
+  /** Runs the turn; resolves when it has ended and been stored. */
+  run(onEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult>;
+  /** Cancels the turn (the client went away). */
+  cancel(): void;
+}
+
+export interface ChatTurnService {
+  prepare(userId: string, chatId: string, body: CreateTurnBody): Promise<PreparedTurn>;
+  /** Cancels the chat's running turn; false when none was running on this instance. */
+  cancel(userId: string, chatId: string): Promise<boolean>;
+}
+
+/** Stored messages as the loop and the adapters see them. */
+export function toConversation(messages: readonly StoredMessage[]): ConversationMessage[] {
+  return messages.flatMap((message): ConversationMessage[] => {
+    if (message.role === 'user')
+      return [
+        {
+          role: 'user',
+          parts: message.parts.filter((part) => part.type === 'text' || part.type === 'image'),
+        },
+      ];
+    if (message.role === 'tool')
+      return [{ role: 'tool', parts: message.parts.filter((part) => part.type === 'tool_result') }];
+    return [
+      { role: 'assistant', parts: message.parts.filter((part) => part.type !== 'tool_result') },
+    ];
+  });
+}
+
+function titleFrom(content: string): string {
+  const line = content.trim().split('\n')[0]?.trim() ?? '';
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line || DEFAULT_CHAT_TITLE;
+}
+
+export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnService {
+  const { chats, providers, running } = deps;
+
+  return {
+    async prepare(userId, chatId, body) {
+      const chat = await chats.get(userId, chatId);
+      if (!chat) throw chatNotFound(chatId);
+      const modelName = body.model ?? chat.model;
+      if (!modelName)
+        throw new ApiError(
+          'validation_failed',
+          `Choose a model for this turn ("model": "provider:modelId") or set one on the chat. Offered providers: ${providers.offered().join(', ') || 'none configured'}.`,
+          { details: { field: 'model' } },
+        );
+      let resolved: ReturnType<ProviderRegistry['resolveModel']>;
+      let maxIterations: number;
+      try {
+        resolved = providers.resolveModel(modelName);
+        maxIterations = resolveMaxIterations(body.maxIterations);
+      } catch (error) {
+        if (error instanceof ModelNameError || error instanceof TurnOptionsError)
+          throw new ApiError('validation_failed', error.message);
+        throw error;
+      }
+      const controller = running.begin(chatId);
+      if (!controller)
+        throw new ApiError(
+          'conflict',
+          'A turn is already running in this chat. Wait for it to finish, or cancel it with POST /api/chats/:id/turns/cancel.',
+        );
+
+      const run = async (onEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult> => {
+        let result: ChatTurnResult = { status: 'error', iterations: 0, messages: [] };
+        // `done` is held back until the turn is stored, so a client that reloads on it sees the turn.
+        let done: TurnStreamEvent | undefined;
+        let stored = false;
+        const forward = (event: TurnStreamEvent) => {
+          if (event.type === 'done') done = event;
+          else onEvent(event);
+        };
+        try {
+          const earlier = await chats.listMessages(chatId);
+          await chats.appendMessages(chatId, [
+            { role: 'user', parts: [{ type: 'text', text: body.content }] },
+          ]);
+          const saved = await deps.loadSavedToolSettings(userId);
+          const toolset =
+            deps.createToolset?.({ userId, chat, saved }) ??
+            createBuiltinToolset({
+              savedSettings: saved,
+              ...(deps.toolRegistry ? { registry: deps.toolRegistry } : {}),
+              context: {
+                userId,
+                chatId,
+                mode: chat.mode,
+                ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
+                restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+                freshness: deps.createFreshnessLedger(chatId),
+              },
+            });
+          const system = buildSystemPrompt({
+            mode: chat.mode,
+            workingDirectory: chat.workingDirectory,
+            restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+          });
+          result = await runChatTurn({
+            provider: resolved.provider,
+            model: resolved.modelId,
+            ...(system ? { system } : {}),
+            history: [
+              ...toConversation(earlier),
+              { role: 'user', parts: [{ type: 'text', text: body.content }] },
+            ],
+            toolset,
+            maxIterations,
+            signal: controller.signal,
+            onEvent: forward,
+          });
+          await chats.appendMessages(chatId, result.messages);
+          stored = true;
+          const changes: Parameters<ChatRepository['update']>[2] = {};
+          if (body.model && body.model !== chat.model) changes.model = body.model;
+          if (chat.title === DEFAULT_CHAT_TITLE && earlier.length === 0)
+            changes.title = titleFrom(body.content);
+          if (Object.keys(changes).length > 0) await chats.update(userId, chatId, changes);
+          if (done) onEvent(done);
+        } catch (error) {
+          deps.logger?.error('chat turn failed', { chatId, error });
+          // What the loop produced is stored if it can be; the client learns the turn failed.
+          if (!stored && result.messages.length > 0)
+            await chats.appendMessages(chatId, result.messages).catch(() => {});
+          const event = providerErrorEvent(
+            'internal_error',
+            `The server failed while running this turn (${error instanceof Error ? error.message : String(error)}). Send the message again.`,
+          );
+          onEvent(event);
+          onEvent({ type: 'done', status: 'error', iterations: result.iterations });
+          result = { ...result, status: 'error', error: event };
+        } finally {
+          running.end(chatId, controller);
+        }
+        return result;
+      };
+      return { chat, run, cancel: () => controller.abort() };
+    },
+
+    async cancel(userId, chatId) {
+      if (!(await chats.get(userId, chatId))) throw chatNotFound(chatId);
+      return running.cancel(chatId);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { expect, test } from 'bun:test';
+import type { MessagePart } from '@mango/shared';
+import { createChatRepository } from '../../../../src/services/chat/chat-repository';
+import { describeEachDatabase } from '../../../support/test-databases';
+import { insertTestUser } from '../../../support/test-rows';
+
+const newChat = {
+  title: 'Plans',
+  mode: 'agent' as const,
+  workingDirectory: '/srv/project',
+  restrictToWorkingDirectory: true,
+  model: 'openai:gpt-5',
+};
+
+describeEachDatabase('chat repository', (_kind, current) => {
+  test('creates, reads, lists, changes and deletes a chat, scoped to its owner', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database, 'owner');
+    const stranger = await insertTestUser(database, 'stranger');
+    const chat = await chats.create(owner, newChat);
+    expect(chat).toMatchObject({ userId: owner, ...newChat });
+    expect(await chats.get(owner, chat.id)).toEqual(chat);
+    expect(await chats.get(stranger, chat.id)).toBeUndefined();
+    expect((await chats.list(owner)).map((item) => item.id)).toEqual([chat.id]);
+    expect(await chats.list(stranger)).toEqual([]);
+
+    expect(await chats.update(stranger, chat.id, { title: 'stolen' })).toBeUndefined();
+    const changed = await chats.update(owner, chat.id, {
+      title: 'Renamed',
+      workingDirectory: null,
+      restrictToWorkingDirectory: false,
+    });
+    expect(changed).toMatchObject({
+      title: 'Renamed',
+      workingDirectory: null,
+      restrictToWorkingDirectory: false,
+      mode: 'agent',
+    });
+
+    expect(await chats.delete(stranger, chat.id)).toBe(false);
+    expect(await chats.delete(owner, chat.id)).toBe(true);
+    expect(await chats.get(owner, chat.id)).toBeUndefined();
+  });
+
+  test('messages keep their parts and the order they were written, even within one millisecond', async () => {
+    const { database } = current();
+    const frozen = () => 1_760_000_000_000;
+    const chats = createChatRepository(database, frozen);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    const call: MessagePart = {
+      type: 'tool_call',
+      toolCallId: 'call_1',
+      name: 'read_file',
+      arguments: '{"path":"a.txt"}',
+      status: 'failed',
+      errorCode: 'not_found',
+      durationMs: 12,
+      providerMetadata: { gemini: { thoughtSignature: 'sig' } },
+    };
+    const result: MessagePart = {
+      type: 'tool_result',
+      toolCallId: 'call_1',
+      name: 'read_file',
+      content: '{"error":{}}',
+      isError: true,
+    };
+    await chats.appendMessages(chat.id, [
+      { role: 'user', parts: [{ type: 'text', text: 'read a.txt' }] },
+    ]);
+    await chats.appendMessages(chat.id, [
+      { role: 'assistant', parts: [{ type: 'reasoning', text: 'hmm' }, call] },
+      { role: 'tool', parts: [result] },
+      { role: 'assistant', parts: [{ type: 'text', text: 'It is missing.' }] },
+    ]);
+    const messages = await chats.listMessages(chat.id);
+    expect(messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    expect(messages[1]?.parts).toEqual([{ type: 'reasoning', text: 'hmm' }, call]);
+    expect(messages[2]?.parts).toEqual([result]);
+    const stamps = messages.map((message) => Date.parse(message.createdAt));
+    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+    expect(new Set(stamps).size).toBe(4);
+    // Appending marks the chat as recently active.
+    expect(Date.parse((await chats.get(owner, chat.id))?.updatedAt ?? '')).toBe(
+      stamps[3] as number,
+    );
+  });
+
+  test('a corrupt parts column reads as no parts instead of failing the chat', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    await chats.appendMessages(chat.id, [
+      { role: 'user', parts: [{ type: 'text', text: 'fine' }] },
+    ]);
+    const stamp = new Date(Date.now() + 60_000).toISOString();
+    await database.db
+      .insertInto('messages')
+      .values({
+        id: 'msg_corrupt',
+        chat_id: chat.id,
+        role: 'assistant',
+        parts: JSON.stringify([
+          { type: 'tool_call', name: 42 },
+          { type: 'text', text: 'kept' },
+        ]),
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      .execute();
+    const messages = await chats.listMessages(chat.id);
+    expect(messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'kept' }]);
+  });
+
+  test('deleting a chat deletes its messages', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    await chats.appendMessages(chat.id, [{ role: 'user', parts: [{ type: 'text', text: 'bye' }] }]);
+    await chats.delete(owner, chat.id);
+    const left = await database.db
+      .selectFrom('messages')
+      .select('id')
+      .where('chat_id', '=', chat.id)
+      .execute();
+    expect(left).toEqual([]);
+  });
+});

@@ -1,0 +1,118 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { MessagePart, MessageRole } from './chat-parts';
+
+/** Chats, their messages and turns (SPEC §15). */
+
+export const ChatMode = Type.Union([Type.Literal('chat'), Type.Literal('agent')], {
+  description:
+    'agent: tools work in the bound working directory and the prompt says so; chat: no directory.',
+});
+export type ChatMode = Static<typeof ChatMode>;
+
+const Title = Type.String({ minLength: 1, maxLength: 200 });
+const WorkingDirectory = Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()], {
+  description: 'An existing directory on the server: absolute, or starting with ~.',
+});
+const ModelName = Type.String({
+  minLength: 3,
+  maxLength: 300,
+  description:
+    'provider:modelId, e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, openai-compatible:llama3.1.',
+});
+
+export const CreateChatBody = Type.Object(
+  {
+    title: Type.Optional(Title),
+    mode: Type.Optional(ChatMode),
+    workingDirectory: Type.Optional(WorkingDirectory),
+    restrictToWorkingDirectory: Type.Optional(Type.Boolean()),
+    model: Type.Optional(Type.Union([ModelName, Type.Null()])),
+  },
+  { additionalProperties: false, $id: 'CreateChatBody' },
+);
+export type CreateChatBody = Static<typeof CreateChatBody>;
+
+export const UpdateChatBody = Type.Object(
+  {
+    title: Type.Optional(Title),
+    mode: Type.Optional(ChatMode),
+    workingDirectory: Type.Optional(WorkingDirectory),
+    restrictToWorkingDirectory: Type.Optional(Type.Boolean()),
+    model: Type.Optional(Type.Union([ModelName, Type.Null()])),
+  },
+  { additionalProperties: false, $id: 'UpdateChatBody' },
+);
+export type UpdateChatBody = Static<typeof UpdateChatBody>;
+
+export const Chat = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    mode: ChatMode,
+    workingDirectory: Type.Union([Type.String(), Type.Null()]),
+    restrictToWorkingDirectory: Type.Boolean(),
+    model: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Chat' },
+);
+export type Chat = Static<typeof Chat>;
+
+export const ChatListResponse = Type.Object(
+  { chats: Type.Array(Chat) },
+  { $id: 'ChatListResponse' },
+);
+export type ChatListResponse = Static<typeof ChatListResponse>;
+
+export const ChatMessage = Type.Object(
+  {
+    id: Type.String(),
+    chatId: Type.String(),
+    role: MessageRole,
+    parts: Type.Array(MessagePart),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'ChatMessage' },
+);
+export type ChatMessage = Static<typeof ChatMessage>;
+
+export const ChatMessagesResponse = Type.Object(
+  { messages: Type.Array(ChatMessage) },
+  { $id: 'ChatMessagesResponse' },
+);
+export type ChatMessagesResponse = Static<typeof ChatMessagesResponse>;
+
+export const CreateTurnBody = Type.Object(
+  {
+    content: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'The user message.' }),
+    model: Type.Optional(ModelName),
+    maxIterations: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        description: 'Model calls that may use tools (default 25).',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'CreateTurnBody' },
+);
+export type CreateTurnBody = Static<typeof CreateTurnBody>;
+
+export const CancelTurnResponse = Type.Object(
+  { cancelled: Type.Boolean({ description: 'Whether a running turn was found and cancelled.' }) },
+  { $id: 'CancelTurnResponse' },
+);
+export type CancelTurnResponse = Static<typeof CancelTurnResponse>;
+
+export const ProvidersResponse = Type.Object(
+  {
+    providers: Type.Array(
+      Type.Object({
+        id: Type.String({ description: 'Use as the provider part of a model name.' }),
+      }),
+    ),
+  },
+  { $id: 'ProvidersResponse' },
+);
+export type ProvidersResponse = Static<typeof ProvidersResponse>;
