@@ -1,5 +1,7 @@
 /** Starts the API server with the production dependencies. */
 import { createApp } from './app';
+import { resolveAuthSecret } from './auth/auth-secret';
+import { createAuth } from './auth/create-auth';
 import { ConfigError, loadServerConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
@@ -9,8 +11,10 @@ import { defaultToolRegistry } from './services/tools';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
+  let authSecret: string;
   try {
     config = loadServerConfig();
+    authSecret = resolveAuthSecret(config.authSecret, config.dataDir);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);
@@ -28,7 +32,13 @@ async function main(): Promise<void> {
       : {}),
     migrationsApplied: applied,
   });
-  const app = createApp({ database, toolRegistry: defaultToolRegistry, logger });
+  const auth = createAuth({
+    database,
+    secret: authSecret,
+    allowSignup: config.allowSignup,
+    logger,
+  });
+  const app = createApp({ database, auth, toolRegistry: defaultToolRegistry, logger });
   const server = startServer({ app, database, logger, host: config.host, port: config.port });
   logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
 

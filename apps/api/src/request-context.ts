@@ -4,10 +4,12 @@
  * `Request` object so nothing outlives the request.
  */
 import { randomUUID } from 'node:crypto';
+import type { AuthenticatedUser } from './auth/create-auth';
 
 export interface RequestContext {
   requestId: string;
-  userId?: string;
+  /** The signed-in user, once the authentication hook has run. */
+  user?: AuthenticatedUser;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

@@ -46,7 +46,7 @@ export function startServer(options: StartServerOptions): RunningServer {
         path: url.pathname,
         status: response.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-        ...(context.userId ? { userId: context.userId } : {}),
+        ...(context.user ? { userId: context.user.id } : {}),
       });
       return response;
     },

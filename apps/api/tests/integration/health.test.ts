@@ -1,24 +1,14 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { HealthResponse } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
-import { createApp } from '../../src/app';
-import { silentLogger } from '../../src/logger';
-import { type RunningServer, startServer } from '../../src/server';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { describeEachDatabase } from '../support/test-databases';
 
 describeEachDatabase('GET /api/health over real HTTP', (kind, current) => {
   let clock = 1_000_000;
-  let server: RunningServer;
+  let server: TestApp;
   beforeAll(() => {
-    const { database } = current();
-    server = startServer({
-      app: createApp({ database, now: () => clock }),
-      // The test database is closed by its own block, not by this server.
-      database: { ...database, close: async () => {} },
-      logger: silentLogger,
-      host: '127.0.0.1',
-      port: 0,
-    });
+    server = startTestApp(current().database, { now: () => clock });
   });
   afterAll(() => server.stop());
 
@@ -33,7 +23,8 @@ describeEachDatabase('GET /api/health over real HTTP', (kind, current) => {
   });
 
   test('an unknown route is a 404 in the error format', async () => {
-    const response = await fetch(`${server.url}/api/nope`);
+    const user = await server.signUp();
+    const response = await server.fetch('/api/nope', { user });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
       error: { code: 'not_found', message: expect.stringContaining('/api/openapi') },

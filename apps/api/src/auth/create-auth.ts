@@ -1,0 +1,175 @@
+/**
+ * Accounts (SPEC §14) with better-auth: email + password under /api/auth, the
+ * first account an admin and always allowed to sign up, later sign-ups only
+ * when configuration allows, and API keys for scripts (sent as
+ * `Authorization: Bearer <key>`). better-auth's tables live in the same
+ * Kysely-managed database as everything else, on either dialect.
+ */
+import { apiKey } from '@better-auth/api-key';
+import type { GenericEndpointContext } from '@better-auth/core';
+import { getCurrentAdapter } from '@better-auth/core/context';
+import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
+import type { AppDatabase } from '../db/database';
+import type { Logger } from '../logger';
+import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
+
+export const AUTH_BASE_PATH = '/api/auth';
+export const API_KEY_PREFIX = 'mango_';
+
+export interface AuthenticatedUser {
+  id: string;
+  email: string;
+  name: string;
+  role: 'admin' | 'user';
+}
+
+export interface AuthOptions {
+  database: AppDatabase;
+  /** Signs session cookies; at least 32 characters. */
+  secret: string;
+  /** Whether accounts after the first may sign up. */
+  allowSignup: boolean;
+  /** The public origin, when known (for absolute links better-auth builds). */
+  baseURL?: string;
+  logger?: Logger;
+}
+
+export interface AuthService {
+  /** Answers every request under /api/auth. */
+  handle(request: Request): Promise<Response>;
+  /** The user a request is signed in as (session cookie or API key), or null. */
+  authenticate(headers: Headers): Promise<AuthenticatedUser | null>;
+  /** better-auth's server API, for tests and scripts. */
+  api: ReturnType<typeof buildBetterAuth>['api'];
+}
+
+/** better-auth's options for this server; exported so a test can check the schema against them. */
+export function buildAuthOptions(options: AuthOptions) {
+  const { database, logger } = options;
+  return {
+    basePath: AUTH_BASE_PATH,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    secret: options.secret,
+    database: { db: database.db, type: database.kind, transaction: true },
+    emailAndPassword: { enabled: true, autoSignIn: true },
+    user: { ...AUTH_MODELS.user, additionalFields: USER_ROLE_FIELD },
+    session: AUTH_MODELS.session,
+    account: AUTH_MODELS.account,
+    verification: AUTH_MODELS.verification,
+    plugins: [
+      apiKey(
+        {
+          defaultPrefix: API_KEY_PREFIX,
+          // Scripts are the point of keys; a per-key request quota would break them.
+          rateLimit: { enabled: false },
+        },
+        { schema: API_KEY_MODEL },
+      ),
+    ],
+    databaseHooks: {
+      user: {
+        create: {
+          // Sign-ups are serialised (see `handle`), so this count cannot race another sign-up.
+          before: async (user, context) => {
+            const isFirst = (await countUsers(database, context)) === 0;
+            if (!isFirst && !options.allowSignup) {
+              throw new APIError('FORBIDDEN', {
+                code: 'SIGNUP_DISABLED',
+                message:
+                  'Sign-up is closed on this server: only the first account may sign up. Ask the administrator to set MANGO_ALLOW_SIGNUP=true.',
+              });
+            }
+            return { data: { ...user, role: isFirst ? 'admin' : 'user' } };
+          },
+        },
+      },
+    },
+    telemetry: { enabled: false },
+    logger: {
+      level: 'warn' as const,
+      log: (level, message, ...args) => {
+        const fields = args.length > 0 ? { details: args } : {};
+        if (!logger) return;
+        if (level === 'error') logger.error(`auth: ${message}`, fields);
+        else if (level === 'warn') logger.warn(`auth: ${message}`, fields);
+        else logger.debug(`auth: ${message}`, fields);
+      },
+    },
+  } satisfies BetterAuthOptions;
+}
+
+function buildBetterAuth(options: AuthOptions) {
+  return betterAuth(buildAuthOptions(options));
+}
+
+/**
+ * Counts users inside better-auth's current transaction when there is one:
+ * on SQLite the transaction holds the only connection, so a query beside it
+ * would wait for it forever.
+ */
+async function countUsers(
+  database: AppDatabase,
+  context: GenericEndpointContext | null,
+): Promise<number> {
+  if (context) {
+    const adapter = await getCurrentAdapter(context.context.adapter);
+    return adapter.count({ model: 'user' });
+  }
+  const row = await database.db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+function readBearer(headers: Headers): string | undefined {
+  const header = headers.get('authorization');
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+function toAuthenticatedUser(user: {
+  id: string;
+  email: string;
+  name: string;
+  role?: string | null;
+}): AuthenticatedUser {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role === 'admin' ? 'admin' : 'user',
+  };
+}
+
+export function createAuth(options: AuthOptions): AuthService {
+  const auth = buildBetterAuth(options);
+  const { database } = options;
+  return {
+    api: auth.api,
+    handle(request) {
+      const path = new URL(request.url).pathname;
+      // The first-account rule counts users before inserting one; holding a
+      // lock across sign-ups (across instances on PostgreSQL) makes that atomic.
+      if (request.method === 'POST' && path.startsWith(`${AUTH_BASE_PATH}/sign-up/`)) {
+        return database.withLock('auth:sign-up', () => auth.handler(request));
+      }
+      return auth.handler(request);
+    },
+    async authenticate(headers) {
+      const bearer = readBearer(headers);
+      if (bearer) {
+        const result = await auth.api.verifyApiKey({ body: { key: bearer } });
+        if (!result.valid || !result.key) return null;
+        const user = await database.db
+          .selectFrom('users')
+          .select(['id', 'email', 'name', 'role'])
+          .where('id', '=', result.key.referenceId)
+          .executeTakeFirst();
+        return user ? toAuthenticatedUser(user) : null;
+      }
+      const session = await auth.api.getSession({ headers });
+      return session ? toAuthenticatedUser(session.user) : null;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * A real server for route tests: `createApp` with real accounts (better-auth)
+ * on a test database, listening on a free loopback port, plus helpers to sign
+ * users up and call routes as them.
+ */
+import { createApp } from '../../src/app';
+import { type AuthService, createAuth } from '../../src/auth/create-auth';
+import type { AppDatabase } from '../../src/db/database';
+import { silentLogger } from '../../src/logger';
+import { type RunningServer, startServer } from '../../src/server';
+import type { ToolRegistry } from '../../src/services/tools/registry';
+
+export const TEST_AUTH_SECRET = 'test-secret-test-secret-test-secret-0123';
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+export interface TestUser {
+  id: string;
+  email: string;
+  /** `Cookie` header value carrying the session. */
+  cookie: string;
+}
+
+export interface TestApp {
+  url: string;
+  auth: AuthService;
+  server: RunningServer;
+  /** Signs up (and so signs in) a new user. */
+  signUp(email?: string): Promise<TestUser>;
+  /** Calls a route, as `user` when given (session cookie) or with the given headers. */
+  fetch(path: string, init?: RequestInit & { user?: TestUser }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  allowSignup?: boolean;
+  toolRegistry?: ToolRegistry;
+  now?: () => number;
+}
+
+let emailCounter = 0;
+
+/** `name=value` pairs of every Set-Cookie header, ready for a Cookie header. */
+export function cookieFrom(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
+}
+
+export function startTestApp(database: AppDatabase, options: TestAppOptions = {}): TestApp {
+  const auth = createAuth({
+    database,
+    secret: TEST_AUTH_SECRET,
+    allowSignup: options.allowSignup ?? true,
+  });
+  const app = createApp({
+    database,
+    auth,
+    logger: silentLogger,
+    ...(options.toolRegistry ? { toolRegistry: options.toolRegistry } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const server = startServer({
+    app,
+    // The test database belongs to the test; stopping the server leaves it open.
+    database: { ...database, close: async () => {} },
+    logger: silentLogger,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const call: TestApp['fetch'] = (path, init = {}) => {
+    const { user, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (user) headers.set('cookie', user.cookie);
+    return fetch(`${server.url}${path}`, { ...rest, headers });
+  };
+  return {
+    url: server.url,
+    auth,
+    server,
+    fetch: call,
+    async signUp(email) {
+      emailCounter += 1;
+      const address = email ?? `user-${process.pid}-${emailCounter}@example.test`;
+      const response = await call('/api/auth/sign-up/email', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: address, password: TEST_PASSWORD, name: 'Test User' }),
+      });
+      if (response.status !== 200) {
+        throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
+      }
+      const body = (await response.json()) as { user: { id: string } };
+      return { id: body.user.id, email: address, cookie: cookieFrom(response) };
+    },
+    stop: () => server.stop(),
+  };
+}
