@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { startServer } from './server';
 import { defaultToolRegistry } from './services/tools';
+import { protectServerPaths } from './services/tools/path-policy';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
+  // No tool may read or change the server's own files (database, auth secret, images).
+  protectServerPaths([config.dataDir]);
   const database = openDatabase(config.database);
   const applied = await migrateToLatest(database);
   logger.info('database ready', {

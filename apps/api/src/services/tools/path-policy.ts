@@ -37,7 +37,7 @@ export const MAX_PATH_COMPONENT_BYTES = 255;
 const MAX_SYMLINK_HOPS = 40;
 
 /** The rule that refused a path, in `PermissionDeniedError.details.rule`. */
-export type PathPolicyRule = 'allowedPaths' | 'deniedPaths' | 'containment';
+export type PathPolicyRule = 'allowedPaths' | 'deniedPaths' | 'containment' | 'serverData';
 
 export function getEffectiveWorkingDirectory(context: PathPolicyContext): string | undefined {
   if (context.mode !== 'agent') return undefined;
@@ -204,6 +204,28 @@ interface PolicyRules {
 }
 
 /**
+ * Paths the server itself owns (its data directory: the database, the auth
+ * secret, stored images). No tool reads, lists, searches or writes them, in any
+ * mode and whatever the user's settings say: a model must not be able to read
+ * password hashes or rewrite the database under the server.
+ */
+let serverProtectedEntries: ResolvedEntry[] = [];
+
+/** Replaces the set of server-owned paths (called once at start-up with the data directory). */
+export function protectServerPaths(paths: readonly string[]): void {
+  serverProtectedEntries = paths.map((configured) => {
+    const absolutePath = path.resolve(configured);
+    let realPath = absolutePath;
+    try {
+      realPath = realpathSync(absolutePath);
+    } catch {
+      // not created yet: protect the lexical location
+    }
+    return { configured, absolutePath, realPath };
+  });
+}
+
+/**
  * Settings entries are `~`-expanded and realpath-resolved like arguments. A
  * relative entry is resolved against the effective working directory, else the
  * API process's directory (documented in the README). Entries that cannot be
@@ -267,6 +289,12 @@ function judge(rules: PolicyRules, realPath: string, absolutePath?: string): Ver
   if (rules.containment && !isPathInside(rules.containment.realPath, realPath)) {
     return { rule: 'containment' };
   }
+  const serverOwned = serverProtectedEntries.find(
+    (entry) =>
+      isPathInside(entry.realPath, realPath) ||
+      (absolutePath !== undefined && isPathInside(entry.absolutePath, absolutePath)),
+  );
+  if (serverOwned) return { rule: 'serverData', entry: serverOwned };
   return undefined;
 }
 
@@ -294,6 +322,11 @@ function refusal(
     case 'deniedPaths':
       return new PermissionDeniedError(
         `${target} is inside the denied path "${verdict.entry?.configured}" (deniedPaths setting; a denied path wins over an allowed one). Do not try to reach it another way; ask the user if you need it.`,
+        { details },
+      );
+    case 'serverData':
+      return new PermissionDeniedError(
+        `${target} is inside the server's own data directory, which no tool may read or change. Work with files elsewhere.`,
         { details },
       );
     case 'containment':

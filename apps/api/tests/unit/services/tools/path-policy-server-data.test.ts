@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PermissionDeniedError } from '../../../../src/services/tools/errors';
+import {
+  createPathFilter,
+  protectServerPaths,
+  resolveAndValidatePath,
+} from '../../../../src/services/tools/path-policy';
+
+const root = mkdtempSync(path.join(tmpdir(), 'mango-server-data-'));
+const dataDir = path.join(root, 'data');
+const work = path.join(root, 'work');
+mkdirSync(dataDir);
+mkdirSync(work);
+writeFileSync(path.join(dataDir, 'mango.sqlite'), 'db');
+writeFileSync(path.join(work, 'notes.txt'), 'hello');
+symlinkSync(dataDir, path.join(work, 'sneaky'));
+
+afterAll(() => {
+  protectServerPaths([]);
+  rmSync(root, { recursive: true, force: true });
+});
+
+const chat = { mode: 'chat' as const, restrictToWorkingDirectory: false, parameters: {} };
+const agent = {
+  mode: 'agent' as const,
+  workingDirectory: work,
+  restrictToWorkingDirectory: false,
+  parameters: { allowedPaths: [{ path: root, enabled: true }] },
+};
+
+async function refusal(promise: Promise<unknown>): Promise<PermissionDeniedError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PermissionDeniedError) return error;
+    throw error;
+  }
+  throw new Error('expected a PermissionDeniedError');
+}
+
+describe('the server data directory is never reachable through the path policy', () => {
+  test('without protection the data directory is an ordinary path', async () => {
+    protectServerPaths([]);
+    const resolved = await resolveAndValidatePath(path.join(dataDir, 'mango.sqlite'), chat);
+    expect(resolved.exists).toBe(true);
+  });
+
+  test('with protection: refused in chat mode, in agent mode even when allowed, and through a symlink', async () => {
+    protectServerPaths([dataDir]);
+    const direct = await refusal(resolveAndValidatePath(path.join(dataDir, 'mango.sqlite'), chat));
+    expect(direct.details?.rule).toBe('serverData');
+    expect(direct.message).toContain("server's own data directory");
+    const allowed = await refusal(resolveAndValidatePath(path.join(dataDir, 'new.txt'), agent));
+    expect(allowed.details?.rule).toBe('serverData');
+    const viaLink = await refusal(resolveAndValidatePath('sneaky/mango.sqlite', agent));
+    expect(viaLink.details?.rule).toBe('serverData');
+    // Everything else still works.
+    expect((await resolveAndValidatePath('notes.txt', agent)).exists).toBe(true);
+  });
+
+  test('walks skip the data directory', async () => {
+    protectServerPaths([dataDir]);
+    const allowedByFilter = await createPathFilter(chat);
+    expect(allowedByFilter(path.join(dataDir, 'mango.sqlite'))).toBe(false);
+    expect(allowedByFilter(path.join(work, 'notes.txt'))).toBe(true);
+  });
+
+  test('a data directory that does not exist yet is protected by its location', async () => {
+    const later = path.join(root, 'later-data');
+    protectServerPaths([later]);
+    const error = await refusal(resolveAndValidatePath(path.join(later, 'x'), chat));
+    expect(error.details?.rule).toBe('serverData');
+  });
+});
