@@ -10,8 +10,8 @@ export interface GrepJobSpec {
   jobId: number;
   source: string;
   caseInsensitive: boolean;
-  /** Set when the pattern is a plain string: files without these bytes are skipped undecoded. */
-  literal?: string;
+  /** A string every match contains (see required-literal.ts): files without it are never decoded. */
+  requiredLiteral?: string;
   /** Matches wanted per file; a worker returns one more to say the cap cut the file. */
   perFileLimit: number;
   maxFileSizeBytes: number;

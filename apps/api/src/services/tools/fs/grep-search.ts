@@ -8,6 +8,7 @@ import type { CompiledGlob } from './glob-pattern';
 import { FileStatus, type GrepTaskResult } from './grep-protocol';
 import type { GrepWorkerPool } from './grep-worker-pool';
 import type { LineMatch } from './match-lines';
+import { requiredLiteralOf } from './required-literal';
 import { type WalkLimits, walkTree } from './walk-tree';
 
 export interface GrepMatch {
@@ -44,16 +45,12 @@ export interface GrepSearchOutcome {
   notes: string[];
 }
 
-/** Files per task: small enough to balance the workers and stop early, large enough to keep messages few. */
-const FILES_PER_TASK = 48;
-
-/** Characters that make a pattern more than a plain string. */
-const REGEX_SYNTAX = /[\\^$.|?*+()[\]{}]/;
-
-/** The pattern itself when it is a plain (case-sensitive) string, for a byte-level pre-check. */
-export function literalOf(source: string, caseInsensitive: boolean): string | undefined {
-  return caseInsensitive || REGEX_SYNTAX.test(source) || source === '' ? undefined : source;
-}
+/**
+ * Files per task: the first tasks are small so a capped search answers from
+ * the first files quickly; later ones grow so a full scan sends few messages.
+ */
+const FIRST_TASK_FILES = 16;
+const MAX_TASK_FILES = 256;
 
 interface PendingTask {
   files: Array<{ absolutePath: string; realPath: string }>;
@@ -77,7 +74,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   const job = pool.createJob({
     source: request.source,
     caseInsensitive: request.caseInsensitive,
-    literal: literalOf(request.source, request.caseInsensitive),
+    requiredLiteral: requiredLiteralOf(request.source, request.caseInsensitive),
     perFileLimit: request.maxMatchesPerFile,
     maxFileSizeBytes: request.maxFileSizeBytes,
     deadline: limits.deadline,
@@ -191,15 +188,17 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       });
       const base = request.root.absolutePath === '/' ? '' : request.root.absolutePath;
       let chunk: PendingTask['files'] = [];
+      let taskFiles = FIRST_TASK_FILES;
       const filter = request.fileFilter;
       for await (const batch of walk.batches) {
         for (const entry of batch) {
           if (entry.kind !== 'file') continue;
           if (filter && !filter.matches(entry.relativePath)) continue;
           chunk.push({ absolutePath: `${base}/${entry.relativePath}`, realPath: entry.realPath });
-          if (chunk.length >= FILES_PER_TASK) {
+          if (chunk.length >= taskFiles) {
             submit(chunk);
             chunk = [];
+            taskFiles = Math.min(MAX_TASK_FILES, taskFiles * 2);
           }
         }
         await drain(false);

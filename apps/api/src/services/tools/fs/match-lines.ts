@@ -70,6 +70,80 @@ export function cutAroundMatch(line: string, matchIndex: number, matchLength: nu
   return `${start > 0 ? ELLIPSIS : ''}${line.slice(start, end)}${end < line.length ? ELLIPSIS : ''}`;
 }
 
+/**
+ * Tests one line (without its line break) and records a match; true once the
+ * result holds `limit + 1` matches. `lineNumber` is only asked for when needed.
+ */
+function testOneLine(
+  single: RegExp,
+  line: string,
+  lineNumber: () => number,
+  result: LineSearchResult,
+  limit: number,
+): boolean {
+  const started = performance.now();
+  const match = single.exec(line);
+  if (!match) {
+    if (performance.now() - started > SLOW_REGEX_CALL_MS) result.slowLines.push(lineNumber());
+    return false;
+  }
+  const found: LineMatch = { line: lineNumber(), text: line };
+  if (line.length > MAX_MATCH_LINE_CHARS) {
+    found.text = cutAroundMatch(line, match.index, match[0].length);
+    found.textTruncated = true;
+  }
+  result.matches.push(found);
+  return result.matches.length > limit;
+}
+
+/**
+ * Searches raw bytes for lines holding `literal` (a string every match must
+ * contain): only those lines are decoded and tested, so a file is never
+ * decoded whole. Exactly the lines testing every line would find.
+ */
+export function searchLinesContaining(
+  bytes: Buffer,
+  literal: Buffer,
+  single: RegExp,
+  decodeLine: (line: Buffer) => string,
+  options: LineSearchOptions,
+): LineSearchResult {
+  const { limit, shouldStop } = options;
+  const result: LineSearchResult = { matches: [], slowLines: [], stopped: false };
+  const length = bytes.length;
+  const bomLength =
+    length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let cursorLine = 1;
+  let cursorPosition = 0;
+  const lineNumberAt = (lineStart: number): number => {
+    let newline = bytes.indexOf(10, cursorPosition);
+    while (newline !== -1 && newline < lineStart) {
+      cursorLine++;
+      cursorPosition = newline + 1;
+      newline = bytes.indexOf(10, cursorPosition);
+    }
+    return cursorLine;
+  };
+  let from = 0;
+  while (from < length) {
+    if (shouldStop?.()) {
+      result.stopped = true;
+      break;
+    }
+    const hit = bytes.indexOf(literal, from);
+    if (hit === -1) break;
+    const lineStart = hit === 0 ? 0 : bytes.lastIndexOf(10, hit - 1) + 1;
+    let lineEnd = bytes.indexOf(10, hit);
+    if (lineEnd === -1) lineEnd = length;
+    const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
+    const contentStart = lineStart === 0 ? bomLength : lineStart;
+    const line = decodeLine(bytes.subarray(contentStart, Math.max(contentStart, contentEnd)));
+    if (testOneLine(single, line, () => lineNumberAt(lineStart), result, limit)) break;
+    from = lineEnd + 1;
+  }
+  return result;
+}
+
 /** Searches `text` line by line; see the module comment for the line rules. */
 export function searchLines(
   text: string,
@@ -101,21 +175,7 @@ export function searchLines(
   const testLine = (lineStart: number, lineEnd: number): boolean => {
     let line = text.slice(lineStart, lineEnd);
     if (line.endsWith('\r')) line = line.slice(0, -1);
-    const started = performance.now();
-    const match = single.exec(line);
-    if (!match) {
-      if (performance.now() - started > SLOW_REGEX_CALL_MS) {
-        result.slowLines.push(lineNumberAt(lineStart));
-      }
-      return false;
-    }
-    const found: LineMatch = { line: lineNumberAt(lineStart), text: line };
-    if (line.length > MAX_MATCH_LINE_CHARS) {
-      found.text = cutAroundMatch(line, match.index, match[0].length);
-      found.textTruncated = true;
-    }
-    result.matches.push(found);
-    return result.matches.length > limit;
+    return testOneLine(single, line, () => lineNumberAt(lineStart), result, limit);
   };
 
   /** The careful path: every remaining line on its own. */

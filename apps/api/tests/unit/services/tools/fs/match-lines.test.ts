@@ -4,7 +4,9 @@ import {
   cutAroundMatch,
   MAX_MATCH_LINE_CHARS,
   searchLines,
+  searchLinesContaining,
 } from '../../../../../src/services/tools/fs/match-lines';
+import { requiredLiteralOf } from '../../../../../src/services/tools/fs/required-literal';
 
 function lines(text: string, source: string, limit = 100, caseInsensitive = false) {
   return searchLines(text, compileLinePatterns(source, caseInsensitive), { limit }).matches.map(
@@ -107,6 +109,42 @@ describe('line semantics', () => {
       shouldStop: () => true,
     });
     expect(result).toEqual({ matches: [], slowLines: [], stopped: true });
+  });
+});
+
+describe('searching bytes for the lines that hold a required literal', () => {
+  const decode = (line: Buffer) => line.toString('utf8');
+  function byLiteral(text: string | Buffer, source: string, limit = 100) {
+    const literal = requiredLiteralOf(source, false);
+    if (literal === undefined) throw new Error(`no literal in ${source}`);
+    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+    return searchLinesContaining(bytes, Buffer.from(literal), new RegExp(source), decode, {
+      limit,
+    }).matches.map((match) => [match.line, match.text]);
+  }
+
+  test('finds exactly what per-line testing finds', () => {
+    const text =
+      'const a = 1;\r\nfunction getUserAsync(x)\nnothing\n\nfunction setItemAsync(\nfunction other()\nlast function getAAsync(';
+    for (const source of ['function (get|set)\\w+Async\\(', 'function', 'Async\\($']) {
+      expect(byLiteral(text, source)).toEqual(reference(text, source));
+    }
+  });
+
+  test('line numbers, CRLF, a BOM on line 1 and UTF-8 text', () => {
+    const text = `\uFEFFcafé needle\r\nx\n\nnaïve needle été\nneedle`;
+    expect(byLiteral(text, '^[^ ]+ needle')).toEqual([
+      [1, 'café needle'],
+      [4, 'naïve needle été'],
+    ]);
+    expect(byLiteral(text, 'needle$')).toEqual([
+      [1, 'café needle'],
+      [5, 'needle'],
+    ]);
+  });
+
+  test('stops after limit + 1 matches', () => {
+    expect(byLiteral('abc\n'.repeat(10), 'abc', 2).length).toBe(3);
   });
 });
 

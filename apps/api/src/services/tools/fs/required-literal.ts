@@ -1,0 +1,102 @@
+/**
+ * The longest plain string every match of a regular expression must contain,
+ * when one can be read off the pattern safely. grep's workers look for its
+ * bytes first: a file without them cannot match and is never decoded, and in
+ * a file with them only the lines holding them are decoded and tested.
+ * Anything this reader does not fully understand ends the current run of
+ * plain characters, so it can miss a literal but never invent one.
+ */
+
+/** Shorter runs are too common to be worth a pre-check. */
+const MIN_LITERAL_LENGTH = 3;
+const QUANTIFIERS = new Set(['*', '+', '?', '{']);
+
+/** Index just past the `]` closing the class that starts at `start` (a `[`). */
+function skipClass(source: string, start: number): number {
+  let index = start + 1;
+  if (source[index] === ']') index++;
+  while (index < source.length && source[index] !== ']') {
+    index += source[index] === '\\' ? 2 : 1;
+  }
+  return index + 1;
+}
+
+/** Index just past the `)` closing the group that starts at `start` (a `(`). */
+function skipGroup(source: string, start: number): number {
+  let depth = 0;
+  let index = start;
+  while (index < source.length) {
+    const character = source[index];
+    if (character === '\\') index += 2;
+    else if (character === '[') index = skipClass(source, index);
+    else {
+      if (character === '(') depth++;
+      else if (character === ')' && --depth === 0) return index + 1;
+      index++;
+    }
+  }
+  return index;
+}
+
+/** True for characters whose UTF-8 bytes always stand for themselves in decoded text. */
+function isPlainCharacter(character: string): boolean {
+  const code = character.charCodeAt(0);
+  return code >= 0x20 && code < 0xd800 && code !== 0xfffd;
+}
+
+/**
+ * The longest run of plain characters that every match contains, or undefined
+ * (case-insensitive patterns, top-level alternation, or no run of at least
+ * three characters).
+ */
+export function requiredLiteralOf(source: string, caseInsensitive: boolean): string | undefined {
+  if (caseInsensitive) return undefined;
+  const runs: string[] = [];
+  let run = '';
+  const endRun = () => {
+    if (run.length > 0) runs.push(run);
+    run = '';
+  };
+  let index = 0;
+  while (index < source.length) {
+    const character = source[index] as string;
+    let literal: string | undefined;
+    let next = index + 1;
+    if (character === '|') return undefined;
+    if (character === '\\') {
+      const escaped = source[index + 1];
+      next = index + 2;
+      // An escaped punctuation character is itself; letters and digits are classes, anchors or references.
+      if (escaped !== undefined && /[^A-Za-z0-9]/.test(escaped)) literal = escaped;
+    } else if (character === '[') {
+      next = skipClass(source, index);
+    } else if (character === '(') {
+      next = skipGroup(source, index);
+    } else if (character === '{') {
+      // A counted quantifier's body ({2}, {1,3}) is not text; a lone brace is left out too.
+      const counted = /^\{\d+(,\d*)?\}/.exec(source.slice(index));
+      if (counted) next = index + counted[0].length;
+    } else if (!'.^$)]}'.includes(character) && !QUANTIFIERS.has(character)) {
+      literal = character;
+    }
+    const following = source[next];
+    if (following !== undefined && QUANTIFIERS.has(following)) {
+      // The atom is optional or repeated: it cannot extend a run in either case.
+      endRun();
+      index = next;
+      continue;
+    }
+    if (literal !== undefined && isPlainCharacter(literal)) {
+      run += literal;
+    } else {
+      endRun();
+    }
+    index = next;
+  }
+  endRun();
+  const longest = runs.reduce(
+    (best, candidate) => (candidate.length > best.length ? candidate : best),
+    '',
+  );
+  return longest.length >= MIN_LITERAL_LENGTH ? longest : undefined;
+}
