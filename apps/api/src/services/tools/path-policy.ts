@@ -381,7 +381,37 @@ export async function createPathFilter(
   context: PathPolicyContext,
 ): Promise<(realPath: string) => boolean> {
   const rules = await loadRules(context);
-  return (realPath: string) => judge(rules, realPath) === undefined;
+  // Walks call this once per entry, so the common case avoids path.resolve: for an
+  // absolute path already in normal form, a segment-aware prefix test is the same check.
+  const prefixes = (entries: ResolvedEntry[]) =>
+    entries.map((entry) => directoryPrefix(entry.realPath));
+  const allowed = prefixes(rules.allowed);
+  const denied = prefixes(rules.denied);
+  const contained = rules.containment ? directoryPrefix(rules.containment.realPath) : undefined;
+  const inside = (prefix: string, candidate: string) =>
+    candidate.startsWith(prefix) || `${candidate}${path.sep}` === prefix;
+  return (realPath: string) => {
+    if (!isNormalAbsolute(realPath)) return judge(rules, realPath) === undefined;
+    if (allowed.length > 0 && !allowed.some((prefix) => inside(prefix, realPath))) return false;
+    if (denied.some((prefix) => inside(prefix, realPath))) return false;
+    return contained === undefined || inside(contained, realPath);
+  };
+}
+
+/** `/a/b` → `/a/b/`; `/` stays `/`. */
+function directoryPrefix(directory: string): string {
+  const normal = path.resolve(directory);
+  return normal.endsWith(path.sep) ? normal : `${normal}${path.sep}`;
+}
+
+/** True when `candidate` is absolute and already normalised (no `.`/`..` segments, `//` or trailing `/`). */
+function isNormalAbsolute(candidate: string): boolean {
+  return (
+    candidate.startsWith(path.sep) &&
+    (candidate.length === 1 || !candidate.endsWith(path.sep)) &&
+    !candidate.includes(`${path.sep}${path.sep}`) &&
+    !/\/\.\.?(\/|$)/.test(candidate)
+  );
 }
 
 /** Working directory → its real path; only successes are cached (a directory may appear later). */
