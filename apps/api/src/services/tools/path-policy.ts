@@ -388,13 +388,15 @@ export async function createPathFilter(
   const allowed = prefixes(rules.allowed);
   const denied = prefixes(rules.denied);
   const contained = rules.containment ? directoryPrefix(rules.containment.realPath) : undefined;
+  const serverOwned = prefixes(serverProtectedEntries);
   const inside = (prefix: string, candidate: string) =>
     candidate.startsWith(prefix) || `${candidate}${path.sep}` === prefix;
   return (realPath: string) => {
     if (!isNormalAbsolute(realPath)) return judge(rules, realPath) === undefined;
     if (allowed.length > 0 && !allowed.some((prefix) => inside(prefix, realPath))) return false;
     if (denied.some((prefix) => inside(prefix, realPath))) return false;
-    return contained === undefined || inside(contained, realPath);
+    if (contained !== undefined && !inside(contained, realPath)) return false;
+    return !serverOwned.some((prefix) => inside(prefix, realPath));
   };
 }
 

@@ -10,6 +10,10 @@ import { runGlob } from '../../../../src/services/tools/builtin/glob';
 import { runGrep } from '../../../../src/services/tools/builtin/grep';
 import { listDirectory } from '../../../../src/services/tools/builtin/list-directory';
 import { ToolError } from '../../../../src/services/tools/errors';
+import {
+  createPathFilter,
+  resolveAndValidatePath,
+} from '../../../../src/services/tools/path-policy';
 import type { ToolContext } from '../../../../src/services/tools/types';
 import { createTempTree, type TempTree } from '../../../support/temp-tree';
 import { createTestToolContext } from '../../../support/tool-context';
@@ -129,6 +133,33 @@ for (const [contextLabel, makeContext] of contexts) {
         expect(await codeOf(call(`${work}/broken-in`, makeContext()))).toBe('not_found');
       });
     }
+
+    test('the walk filter agrees with resolveAndValidatePath on real paths, normal or not', async () => {
+      const filter = await createPathFilter(makeContext());
+      const candidates = [
+        work,
+        `${work}/a.txt`,
+        `${work}/sub/b.txt`,
+        `${work}/secret`,
+        `${work}/secret/key.txt`,
+        `${work}/secretive`,
+        tree.at('w2/x.txt'),
+        tree.at('outside/o.txt'),
+        tree.root,
+        '/',
+        `${work}/`,
+        `${work}/./a.txt`,
+        `${work}/sub/../secret/key.txt`,
+        `${work}//sub/b.txt`,
+      ];
+      for (const candidate of candidates) {
+        const accepted = await resolveAndValidatePath(candidate, makeContext()).then(
+          () => true,
+          () => false,
+        );
+        expect([candidate, filter(candidate)]).toEqual([candidate, accepted]);
+      }
+    });
 
     test('grep: a file link out is refused as a root', async () => {
       for (const file of [`${work}/link-out-file`, `${work}/sub/relative-out`]) {
