@@ -1,0 +1,102 @@
+/**
+ * The chat routes (SPEC §15): chats, their messages, and turns streamed as
+ * Server-Sent Events. Every route acts for the signed-in user only; another
+ * user's chat answers 404 like a missing one.
+ */
+import {
+  CancelTurnResponse,
+  Chat,
+  ChatListResponse,
+  ChatMessagesResponse,
+  CreateChatBody,
+  CreateTurnBody,
+  ProvidersResponse,
+  UpdateChatBody,
+} from '@mango/shared';
+import { Type } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import type { ChatService } from '../services/chat/chat-service';
+import type { ChatTurnService } from '../services/chat/chat-turn-service';
+import type { ProviderRegistry } from '../services/providers/provider-registry';
+import { createTurnEventStream } from './turn-event-stream';
+
+export interface ChatRoutesDependencies {
+  chats: ChatService;
+  turns: ChatTurnService;
+  providers: ProviderRegistry;
+  /** The signed-in user's id (the authentication hook has already run). */
+  userIdOf: (request: Request) => string;
+}
+
+const ChatParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export function createChatRoutes(deps: ChatRoutesDependencies) {
+  const { chats, turns, userIdOf } = deps;
+  return new Elysia({ name: 'mango/chat-routes' })
+    .get('/providers', (): ProvidersResponse => ({ providers: deps.providers.offered().map((id) => ({ id })) }), {
+      response: ProvidersResponse,
+      detail: { summary: 'The model providers this server offers (the provider part of provider:modelId)' },
+    })
+    .post(
+      '/chats',
+      async ({ body, request, set }) => {
+        const chat = await chats.create(userIdOf(request), body);
+        set.status = 201;
+        return chat;
+      },
+      { body: CreateChatBody, response: { 201: Chat }, detail: { summary: 'Create a chat' } },
+    )
+    .get('/chats', async ({ request }): Promise<ChatListResponse> => ({ chats: await chats.list(userIdOf(request)) }), {
+      response: ChatListResponse,
+      detail: { summary: "The caller's chats, most recently active first" },
+    })
+    .get('/chats/:id', ({ params, request }) => chats.get(userIdOf(request), params.id), {
+      params: ChatParams,
+      response: Chat,
+      detail: { summary: 'Read a chat' },
+    })
+    .patch('/chats/:id', ({ params, body, request }) => chats.update(userIdOf(request), params.id, body), {
+      params: ChatParams,
+      body: UpdateChatBody,
+      response: Chat,
+      detail: { summary: 'Change a chat' },
+    })
+    .delete(
+      '/chats/:id',
+      async ({ params, request, set }) => {
+        await chats.delete(userIdOf(request), params.id);
+        set.status = 204;
+      },
+      { params: ChatParams, detail: { summary: 'Delete a chat and its messages' } },
+    )
+    .get(
+      '/chats/:id/messages',
+      async ({ params, request }): Promise<ChatMessagesResponse> => ({
+        messages: await chats.messages(userIdOf(request), params.id),
+      }),
+      { params: ChatParams, response: ChatMessagesResponse, detail: { summary: 'The stored messages with their parts' } },
+    )
+    .post(
+      '/chats/:id/turns',
+      async ({ params, body, request }) => {
+        const turn = await turns.prepare(userIdOf(request), params.id, body);
+        return createTurnEventStream(turn, request);
+      },
+      {
+        params: ChatParams,
+        body: CreateTurnBody,
+        detail: {
+          summary: 'Run a turn; answers text/event-stream with the turn events, ending with done',
+          description:
+            'Events: text_delta, reasoning_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, usage, turn_completed, error, tool_result, iteration_limit, done. Closing the connection cancels the turn.',
+        },
+      },
+    )
+    .post(
+      '/chats/:id/turns/cancel',
+      async ({ params, request }): Promise<CancelTurnResponse> => ({
+        cancelled: await turns.cancel(userIdOf(request), params.id),
+      }),
+      { params: ChatParams, response: CancelTurnResponse, detail: { summary: 'Cancel the running turn' } },
+    );
+}
