@@ -9,9 +9,20 @@ import type { AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
 import { getRequestContext } from './request-context';
-import { authenticateRequest } from './routes/authentication';
+import { authenticateRequest, requireUser } from './routes/authentication';
+import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
+import { createChatRepository } from './services/chat/chat-repository';
+import { createChatService } from './services/chat/chat-service';
+import { createChatTurnService } from './services/chat/chat-turn-service';
+import { createRunningTurns, type RunningTurns } from './services/chat/running-turns';
+import {
+  createProviderRegistry,
+  type ProviderRegistry,
+} from './services/providers/provider-registry';
+import { createDatabaseFreshnessLedger } from './services/tools/database-freshness-ledger';
 import type { ToolRegistry } from './services/tools/registry';
+import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
 import { API_VERSION } from './version';
 
 export interface AppDependencies {
@@ -21,6 +32,10 @@ export interface AppDependencies {
   auth: AuthService;
   /** The tools offered to users; defaults to the registry the built-ins register into. */
   toolRegistry?: ToolRegistry;
+  /** The model providers offered (from the environment in production); none by default. */
+  providers?: ProviderRegistry;
+  /** The turns running on this instance; injectable so tests can watch them. */
+  runningTurns?: RunningTurns;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -30,6 +45,24 @@ export function createApp(deps: AppDependencies) {
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
+  const providers = deps.providers ?? createProviderRegistry({});
+  const chatRepository = createChatRepository(deps.database, now);
+  const toolSettings = createToolSettingsRepository(deps.database, now);
+  const chatRoutes = createChatRoutes({
+    providers,
+    userIdOf: (request) => requireUser(request).id,
+    chats: createChatService({ chats: chatRepository, providers }),
+    turns: createChatTurnService({
+      chats: chatRepository,
+      providers,
+      running: deps.runningTurns ?? createRunningTurns(),
+      loadSavedToolSettings: (userId) => toolSettings.listForUser(userId),
+      createFreshnessLedger: (chatId) =>
+        createDatabaseFreshnessLedger(deps.database, chatId, { now }),
+      ...(deps.toolRegistry ? { toolRegistry: deps.toolRegistry } : {}),
+      logger,
+    }),
+  });
   // `normalize: false`: a body with unknown fields is refused, not silently trimmed.
   return (
     new Elysia({ prefix: '/api', normalize: false })
@@ -58,6 +91,7 @@ export function createApp(deps: AppDependencies) {
         parse: 'none',
         detail: { hide: true },
       })
+      .use(chatRoutes)
   );
 }
 

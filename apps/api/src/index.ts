@@ -7,17 +7,21 @@ import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { startServer } from './server';
+import { loadProvidersConfig, ProviderConfigError } from './services/providers/provider-config';
+import { createProviderRegistry } from './services/providers/provider-registry';
 import { defaultToolRegistry } from './services/tools';
 import { protectServerPaths } from './services/tools/path-policy';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
+  let providersConfig: ReturnType<typeof loadProvidersConfig>;
   try {
     config = loadServerConfig();
+    providersConfig = loadProvidersConfig();
     authSecret = resolveAuthSecret(config.authSecret, config.dataDir);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof ProviderConfigError) {
       console.error(`Configuration error: ${error.message}`);
       process.exit(1);
     }
@@ -41,7 +45,9 @@ async function main(): Promise<void> {
     allowSignup: config.allowSignup,
     logger,
   });
-  const app = createApp({ database, auth, toolRegistry: defaultToolRegistry, logger });
+  const providers = createProviderRegistry(providersConfig);
+  logger.info('model providers', { offered: providers.offered() });
+  const app = createApp({ database, auth, toolRegistry: defaultToolRegistry, providers, logger });
   const server = startServer({ app, database, logger, host: config.host, port: config.port });
   logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
 

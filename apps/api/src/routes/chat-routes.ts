@@ -33,10 +33,16 @@ const ChatParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 
 export function createChatRoutes(deps: ChatRoutesDependencies) {
   const { chats, turns, userIdOf } = deps;
   return new Elysia({ name: 'mango/chat-routes' })
-    .get('/providers', (): ProvidersResponse => ({ providers: deps.providers.offered().map((id) => ({ id })) }), {
-      response: ProvidersResponse,
-      detail: { summary: 'The model providers this server offers (the provider part of provider:modelId)' },
-    })
+    .get(
+      '/providers',
+      (): ProvidersResponse => ({ providers: deps.providers.offered().map((id) => ({ id })) }),
+      {
+        response: ProvidersResponse,
+        detail: {
+          summary: 'The model providers this server offers (the provider part of provider:modelId)',
+        },
+      },
+    )
     .post(
       '/chats',
       async ({ body, request, set }) => {
@@ -46,21 +52,31 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       },
       { body: CreateChatBody, response: { 201: Chat }, detail: { summary: 'Create a chat' } },
     )
-    .get('/chats', async ({ request }): Promise<ChatListResponse> => ({ chats: await chats.list(userIdOf(request)) }), {
-      response: ChatListResponse,
-      detail: { summary: "The caller's chats, most recently active first" },
-    })
+    .get(
+      '/chats',
+      async ({ request }): Promise<ChatListResponse> => ({
+        chats: await chats.list(userIdOf(request)),
+      }),
+      {
+        response: ChatListResponse,
+        detail: { summary: "The caller's chats, most recently active first" },
+      },
+    )
     .get('/chats/:id', ({ params, request }) => chats.get(userIdOf(request), params.id), {
       params: ChatParams,
       response: Chat,
       detail: { summary: 'Read a chat' },
     })
-    .patch('/chats/:id', ({ params, body, request }) => chats.update(userIdOf(request), params.id, body), {
-      params: ChatParams,
-      body: UpdateChatBody,
-      response: Chat,
-      detail: { summary: 'Change a chat' },
-    })
+    .patch(
+      '/chats/:id',
+      ({ params, body, request }) => chats.update(userIdOf(request), params.id, body),
+      {
+        params: ChatParams,
+        body: UpdateChatBody,
+        response: Chat,
+        detail: { summary: 'Change a chat' },
+      },
+    )
     .delete(
       '/chats/:id',
       async ({ params, request, set }) => {
@@ -74,7 +90,11 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       async ({ params, request }): Promise<ChatMessagesResponse> => ({
         messages: await chats.messages(userIdOf(request), params.id),
       }),
-      { params: ChatParams, response: ChatMessagesResponse, detail: { summary: 'The stored messages with their parts' } },
+      {
+        params: ChatParams,
+        response: ChatMessagesResponse,
+        detail: { summary: 'The stored messages with their parts' },
+      },
     )
     .post(
       '/chats/:id/turns',
@@ -97,6 +117,10 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       async ({ params, request }): Promise<CancelTurnResponse> => ({
         cancelled: await turns.cancel(userIdOf(request), params.id),
       }),
-      { params: ChatParams, response: CancelTurnResponse, detail: { summary: 'Cancel the running turn' } },
+      {
+        params: ChatParams,
+        response: CancelTurnResponse,
+        detail: { summary: 'Cancel the running turn' },
+      },
     );
 }

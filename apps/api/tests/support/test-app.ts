@@ -8,6 +8,7 @@ import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
 import { silentLogger } from '../../src/logger';
 import { type RunningServer, startServer } from '../../src/server';
+import type { ProviderRegistry } from '../../src/services/providers/provider-registry';
 import type { ToolRegistry } from '../../src/services/tools/registry';
 
 export const TEST_AUTH_SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -34,6 +35,7 @@ export interface TestApp {
 export interface TestAppOptions {
   allowSignup?: boolean;
   toolRegistry?: ToolRegistry;
+  providers?: ProviderRegistry;
   now?: () => number;
 }
 
@@ -58,6 +60,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     auth,
     logger: silentLogger,
     ...(options.toolRegistry ? { toolRegistry: options.toolRegistry } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   const server = startServer({

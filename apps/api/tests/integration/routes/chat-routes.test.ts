@@ -1,0 +1,379 @@
+/**
+ * The chat API end to end over real HTTP: accounts, a real database (SQLite
+ * and PostgreSQL), the official OpenAI SDK against the fake provider server,
+ * real built-in tools on a temp directory, and the SSE stream read as a client
+ * would. What the stream said and what a reload shows must agree.
+ */
+import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Chat, ChatMessage, TurnStreamEvent } from '@mango/shared';
+import '../../../src/services/tools';
+import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
+import {
+  callTool,
+  type FakeProviderServer,
+  say,
+  startFakeProviderServer,
+} from '../../support/fake-provider';
+import { readSseFrames, readTurnEvents } from '../../support/sse-client';
+import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
+import { describeEachDatabase } from '../../support/test-databases';
+
+let fake: FakeProviderServer;
+let workspace: string;
+beforeAll(async () => {
+  fake = await startFakeProviderServer();
+  workspace = mkdtempSync(join(tmpdir(), 'mango-chat-routes-'));
+  writeFileSync(join(workspace, 'notes.txt'), 'hello from disk\n');
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(workspace, { recursive: true, force: true });
+});
+beforeEach(() => fake.reset());
+
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+describeEachDatabase('chat routes', (_kind, current) => {
+  let app: TestApp;
+  let alice: TestUser;
+  let bob: TestUser;
+  beforeAll(async () => {
+    const providers = createProviderRegistry({
+      openai: { baseURL: fake.baseUrl('openai'), apiKey: 'test-key', maxRetries: 0 },
+      anthropic: { baseURL: fake.baseUrl('anthropic'), apiKey: 'test-key', maxRetries: 0 },
+    });
+    app = startTestApp(current().database, { providers });
+    alice = await app.signUp();
+    bob = await app.signUp();
+  });
+  afterAll(() => app.stop());
+
+  async function createChat(user: TestUser, body: Record<string, unknown>): Promise<Chat> {
+    const response = await app.fetch('/api/chats', { ...json(body), user });
+    expect(response.status).toBe(201);
+    return (await response.json()) as Chat;
+  }
+
+  async function messagesOf(user: TestUser, chatId: string): Promise<ChatMessage[]> {
+    const response = await app.fetch(`/api/chats/${chatId}/messages`, { user });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { messages: ChatMessage[] }).messages;
+  }
+
+  test('an agent turn reads a file in the bound directory; the stream and the stored messages agree', async () => {
+    const chat = await createChat(alice, {
+      mode: 'agent',
+      workingDirectory: workspace,
+      model: 'openai:gpt-5',
+    });
+    expect(chat).toMatchObject({
+      mode: 'agent',
+      workingDirectory: workspace,
+      restrictToWorkingDirectory: true,
+      title: 'New chat',
+    });
+    fake.enqueue(
+      'openai',
+      callTool('read_file', { path: 'notes.txt' }),
+      say('The file says hello from disk.'),
+    );
+
+    const response = await app.fetch(`/api/chats/${chat.id}/turns`, {
+      ...json({ content: 'What is in notes.txt?' }),
+      user: alice,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const events = await readTurnEvents(response);
+    expect(events.at(-1)).toEqual({ type: 'done', status: 'completed', iterations: 2 });
+
+    // The agent prompt announces the directory and the restriction.
+    const [first, second] = fake.requests('openai');
+    expect(first?.body.instructions).toContain(workspace);
+    expect(first?.body.instructions).toContain('restricted to this directory');
+    const result = events.find(
+      (event): event is Extract<TurnStreamEvent, { type: 'tool_result' }> =>
+        event.type === 'tool_result',
+    );
+    expect(result).toMatchObject({ name: 'read_file', isError: false });
+    expect(result?.content).toContain('hello from disk');
+    expect(JSON.stringify(second?.body)).toContain('hello from disk');
+
+    const messages = await messagesOf(alice, chat.id);
+    expect(messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    expect(messages[0]?.parts).toEqual([{ type: 'text', text: 'What is in notes.txt?' }]);
+    const completed = events.find((event) => event.type === 'tool_call_completed');
+    expect(messages[1]?.parts).toEqual([
+      {
+        type: 'tool_call',
+        toolCallId: (completed as { toolCallId: string }).toolCallId,
+        name: 'read_file',
+        arguments: '{"path":"notes.txt"}',
+        status: 'succeeded',
+        durationMs: result?.durationMs as number,
+      },
+    ]);
+    expect(messages[2]?.parts).toEqual([
+      {
+        type: 'tool_result',
+        toolCallId: result?.toolCallId as string,
+        name: 'read_file',
+        content: result?.content as string,
+        isError: false,
+      },
+    ]);
+    const streamedText = events
+      .map((event) => (event.type === 'text_delta' ? event.delta : ''))
+      .join('');
+    expect(messages[3]?.parts).toEqual([{ type: 'text', text: streamedText }]);
+    expect(streamedText).toBe('The file says hello from disk.');
+
+    // The first turn names the chat.
+    const reread = (await (
+      await app.fetch(`/api/chats/${chat.id}`, { user: alice })
+    ).json()) as Chat;
+    expect(reread.title).toBe('What is in notes.txt?');
+  });
+
+  test('chat mode does not announce a directory', async () => {
+    const chat = await createChat(alice, {
+      mode: 'chat',
+      workingDirectory: workspace,
+      model: 'anthropic:claude-sonnet-4-5',
+    });
+    fake.enqueue('anthropic', say('Hi.'));
+    await readTurnEvents(
+      await app.fetch(`/api/chats/${chat.id}/turns`, { ...json({ content: 'hi' }), user: alice }),
+    );
+    expect(JSON.stringify(fake.requests('anthropic')[0]?.body)).not.toContain(workspace);
+  });
+
+  test('a turn may switch providers; the history replays', async () => {
+    const chat = await createChat(alice, { model: 'openai:gpt-5' });
+    fake.enqueue('openai', say('First answer.'));
+    await readTurnEvents(
+      await app.fetch(`/api/chats/${chat.id}/turns`, { ...json({ content: 'one' }), user: alice }),
+    );
+    fake.enqueue('anthropic', say('Second answer.'));
+    const events = await readTurnEvents(
+      await app.fetch(`/api/chats/${chat.id}/turns`, {
+        ...json({ content: 'two', model: 'anthropic:claude-sonnet-4-5' }),
+        user: alice,
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    expect(fake.requests('anthropic')[0]?.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'one' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'First answer.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'two' }] },
+    ]);
+    const reread = (await (
+      await app.fetch(`/api/chats/${chat.id}`, { user: alice })
+    ).json()) as Chat;
+    expect(reread.model).toBe('anthropic:claude-sonnet-4-5');
+  });
+
+  test("another user's chat answers 404 on every route", async () => {
+    const chat = await createChat(alice, { title: 'private', model: 'openai:gpt-5' });
+    const paths: [string, RequestInit][] = [
+      [`/api/chats/${chat.id}`, { method: 'GET' }],
+      [
+        `/api/chats/${chat.id}`,
+        {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json' },
+          body: '{"title":"mine"}',
+        },
+      ],
+      [`/api/chats/${chat.id}/messages`, { method: 'GET' }],
+      [`/api/chats/${chat.id}/turns`, json({ content: 'hi' })],
+      [`/api/chats/${chat.id}/turns/cancel`, { method: 'POST' }],
+      [`/api/chats/${chat.id}`, { method: 'DELETE' }],
+    ];
+    for (const [path, init] of paths) {
+      const response = await app.fetch(path, { ...init, user: bob });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+    const list = (await (await app.fetch('/api/chats', { user: bob })).json()) as { chats: Chat[] };
+    expect(list.chats.map((item) => item.id)).not.toContain(chat.id);
+    expect((await app.fetch(`/api/chats/${chat.id}`, { user: alice })).status).toBe(200);
+    expect(fake.requests()).toEqual([]);
+  });
+
+  test('chats can be listed, changed and deleted by their owner', async () => {
+    const chat = await createChat(alice, { title: 'to change' });
+    const patched = await app.fetch(`/api/chats/${chat.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        title: 'changed',
+        mode: 'agent',
+        workingDirectory: workspace,
+        restrictToWorkingDirectory: false,
+      }),
+      user: alice,
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({
+      title: 'changed',
+      mode: 'agent',
+      workingDirectory: workspace,
+      restrictToWorkingDirectory: false,
+    });
+    const list = (await (await app.fetch('/api/chats', { user: alice })).json()) as {
+      chats: Chat[];
+    };
+    expect(list.chats[0]?.id).toBe(chat.id);
+    expect(
+      (await app.fetch(`/api/chats/${chat.id}`, { method: 'DELETE', user: alice })).status,
+    ).toBe(204);
+    expect((await app.fetch(`/api/chats/${chat.id}`, { user: alice })).status).toBe(404);
+  });
+
+  test('bad requests are refused before anything streams', async () => {
+    const chat = await createChat(alice, {});
+    const expectError = async (response: Response, status: number, code: string) => {
+      expect(response.status).toBe(status);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    };
+    // No model on the chat or the turn.
+    await expectError(
+      await app.fetch(`/api/chats/${chat.id}/turns`, { ...json({ content: 'hi' }), user: alice }),
+      422,
+      'validation_failed',
+    );
+    // A provider this server does not offer, and a malformed name.
+    await expectError(
+      await app.fetch(`/api/chats/${chat.id}/turns`, {
+        ...json({ content: 'hi', model: 'gemini:gemini-2.5-flash' }),
+        user: alice,
+      }),
+      422,
+      'validation_failed',
+    );
+    await expectError(
+      await app.fetch('/api/chats', { ...json({ model: 'gpt-5' }), user: alice }),
+      422,
+      'validation_failed',
+    );
+    await expectError(
+      await app.fetch(`/api/chats/${chat.id}/turns`, {
+        ...json({ content: 'hi', model: 'openai:gpt-5', maxIterations: 0 }),
+        user: alice,
+      }),
+      400,
+      'invalid_request',
+    );
+    await expectError(
+      await app.fetch(`/api/chats/${chat.id}/turns`, {
+        ...json({ content: 'hi', model: 'openai:gpt-5', extra: 1 }),
+        user: alice,
+      }),
+      400,
+      'invalid_request',
+    );
+    await expectError(
+      await app.fetch('/api/chats', {
+        ...json({ workingDirectory: join(workspace, 'missing') }),
+        user: alice,
+      }),
+      422,
+      'validation_failed',
+    );
+    await expectError(
+      await app.fetch('/api/chats', { ...json({ workingDirectory: 'relative/dir' }), user: alice }),
+      422,
+      'validation_failed',
+    );
+    await expectError(await app.fetch('/api/chats', json({})), 401, 'unauthorized');
+    expect(fake.requests()).toEqual([]);
+  });
+
+  test('closing the connection cancels the turn; the cancel route cancels too; one turn per chat', async () => {
+    const chat = await createChat(alice, { model: 'openai:gpt-5' });
+    const hanging = () => ({
+      content: [{ type: 'text' as const, text: 'Working on it slowly' }],
+      fragmentSize: 4,
+      fault: { type: 'hang' as const, afterFrames: 6 },
+    });
+
+    // 1. The client goes away.
+    fake.enqueue('openai', hanging());
+    const client = new AbortController();
+    const response = await app.fetch(`/api/chats/${chat.id}/turns`, {
+      ...json({ content: 'first' }),
+      user: alice,
+      signal: client.signal,
+    });
+    const frames = readSseFrames(response);
+    expect((await frames.next()).value?.event).toBe('text_delta');
+    // A second turn while this one runs is refused.
+    const busy = await app.fetch(`/api/chats/${chat.id}/turns`, {
+      ...json({ content: 'second' }),
+      user: alice,
+    });
+    expect(busy.status).toBe(409);
+    client.abort();
+    await frames.return(undefined).catch(() => {});
+    let stored: ChatMessage[] = [];
+    for (let attempt = 0; attempt < 200; attempt++) {
+      stored = await messagesOf(alice, chat.id);
+      if (stored.length === 2) break;
+      await Bun.sleep(10);
+    }
+    expect(stored.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(stored[1]?.parts[0]).toMatchObject({ type: 'text' });
+    for (let attempt = 0; attempt < 100 && fake.openConnections() > 0; attempt++)
+      await Bun.sleep(10);
+    expect(fake.openConnections()).toBe(0);
+
+    // 2. The cancel route, with the client still reading.
+    fake.enqueue('openai', hanging());
+    const second = await app.fetch(`/api/chats/${chat.id}/turns`, {
+      ...json({ content: 'again' }),
+      user: alice,
+    });
+    const events: TurnStreamEvent[] = [];
+    for await (const frame of readSseFrames(second)) {
+      const event = JSON.parse(frame.data) as TurnStreamEvent;
+      events.push(event);
+      if (events.length === 1) {
+        const cancel = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
+          method: 'POST',
+          user: alice,
+        });
+        expect(await cancel.json()).toEqual({ cancelled: true });
+      }
+    }
+    expect(events.at(-1)).toEqual({ type: 'done', status: 'cancelled', iterations: 1 });
+    const idle = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
+      method: 'POST',
+      user: alice,
+    });
+    expect(await idle.json()).toEqual({ cancelled: false });
+    expect((await messagesOf(alice, chat.id)).map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+  });
+
+  test('GET /api/providers lists the configured providers', async () => {
+    const response = await app.fetch('/api/providers', { user: alice });
+    expect(await response.json()).toEqual({ providers: [{ id: 'openai' }, { id: 'anthropic' }] });
+  });
+});

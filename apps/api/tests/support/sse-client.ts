@@ -1,0 +1,42 @@
+/** Reads a turn's Server-Sent Events from a fetch response (test support). */
+import type { TurnStreamEvent } from '@mango/shared';
+
+export interface SseFrame {
+  event: string;
+  data: string;
+}
+
+/** Yields frames as they arrive; comment lines (heartbeats) are skipped. */
+export async function* readSseFrames(response: Response): AsyncGenerator<SseFrame> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of response.body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length > 0) yield { event, data: data.join('\n') };
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+/** Every event of a finished stream; checks each frame's `event:` matches its `type`. */
+export async function readTurnEvents(response: Response): Promise<TurnStreamEvent[]> {
+  const events: TurnStreamEvent[] = [];
+  for await (const frame of readSseFrames(response)) {
+    const event = JSON.parse(frame.data) as TurnStreamEvent;
+    if (event.type !== frame.event)
+      throw new Error(`frame "${frame.event}" carries a "${event.type}" event`);
+    events.push(event);
+  }
+  return events;
+}
