@@ -18,6 +18,7 @@ import {
 } from '../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR, PROVIDER_IDS } from '../../support/provider-factories';
 import { createScenarioRegistry, type ScenarioToolProbe } from '../../support/scenario-tools';
+import { waitUntil } from '../../support/wait-until';
 
 /** Recorded request bodies are arbitrary provider JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: read as recorded, checked by the assertions.
@@ -403,9 +404,7 @@ describe.each(PROVIDER_IDS)('turn scenarios through the %s adapter', (id) => {
     expect(result.status).toBe('cancelled');
     expect(ofType(events, 'error')).toEqual([]);
     expect(textOf(result.messages).length).toBeGreaterThan(0);
-    for (let attempt = 0; attempt < 100 && fake.openConnections() > 0; attempt++)
-      await Bun.sleep(5);
-    expect(fake.openConnections()).toBe(0);
+    expect(await waitUntil(() => fake.openConnections() === 0)).toBe(true);
   });
 
   test('the iteration limit forces a final answer with tools declared and tool_choice none', async () => {
@@ -465,8 +464,13 @@ describe.each(PROVIDER_IDS)('turn scenarios through the %s adapter', (id) => {
     const delivered = new Promise<void>((resolve) => {
       seen = resolve;
     });
-    // Gemini sends whole calls, so for it the cut lands inside the frame carrying the call.
-    const marker = id === 'gemini' ? 'text_delta' : 'tool_call_started';
+    // Gemini sends whole calls, so for it the cut lands inside the frame carrying the call:
+    // wait until all the text before it has arrived.
+    let received = '';
+    const arrived = (event: TurnStreamEvent) => {
+      if (event.type === 'text_delta') received += event.delta;
+      return id === 'gemini' ? received === 'Let me look.' : event.type === 'tool_call_started';
+    };
     const cut: FakeTurn = {
       content: [
         { type: 'text', text: 'Let me look.' },
@@ -476,7 +480,7 @@ describe.each(PROVIDER_IDS)('turn scenarios through the %s adapter', (id) => {
     };
     const { result, events, probe } = await runScenario(id, [cut], {
       onEvent: (event) => {
-        if (event.type === marker) seen();
+        if (arrived(event)) seen();
       },
     });
     expect(ofType(events, 'error')).toEqual([

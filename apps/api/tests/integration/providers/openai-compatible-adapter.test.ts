@@ -3,6 +3,7 @@ import { createOpenAICompatibleProvider } from '../../../src/services/providers/
 import type { ProviderRequest } from '../../../src/services/providers/spec';
 import { collectEvents, completedCalls, textOf } from '../../support/collect-events';
 import { type FakeProviderServer, startFakeProviderServer } from '../../support/fake-provider';
+import { waitUntil } from '../../support/wait-until';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {
@@ -147,7 +148,6 @@ describe('OpenAI-compatible adapter quirks', () => {
       if (event.type === 'text_delta') controller.abort();
     }
     expect(seen.at(-1)).toBe('error');
-    for (let attempt = 0; attempt < 50 && fake.openConnections() > 0; attempt++) await Bun.sleep(5);
-    expect(fake.openConnections()).toBe(0);
+    expect(await waitUntil(() => fake.openConnections() === 0)).toBe(true);
   });
 });

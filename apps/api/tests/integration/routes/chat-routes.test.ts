@@ -20,6 +20,7 @@ import {
 import { readSseFrames, readTurnEvents } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
+import { waitUntil } from '../../support/wait-until';
 
 let fake: FakeProviderServer;
 let workspace: string;
@@ -329,16 +330,13 @@ describeEachDatabase('chat routes', (_kind, current) => {
     client.abort();
     await frames.return(undefined).catch(() => {});
     let stored: ChatMessage[] = [];
-    for (let attempt = 0; attempt < 200; attempt++) {
+    await waitUntil(async () => {
       stored = await messagesOf(alice, chat.id);
-      if (stored.length === 2) break;
-      await Bun.sleep(10);
-    }
+      return stored.length === 2;
+    });
     expect(stored.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(stored[1]?.parts[0]).toMatchObject({ type: 'text' });
-    for (let attempt = 0; attempt < 100 && fake.openConnections() > 0; attempt++)
-      await Bun.sleep(10);
-    expect(fake.openConnections()).toBe(0);
+    expect(await waitUntil(() => fake.openConnections() === 0)).toBe(true);
 
     // 2. The cancel route, with the client still reading.
     fake.enqueue('openai', hanging());
