@@ -15,7 +15,7 @@ import { handleError } from './routes/error-handler';
 import { createChatRepository } from './services/chat/chat-repository';
 import { createChatService } from './services/chat/chat-service';
 import { createChatTurnService } from './services/chat/chat-turn-service';
-import { createRunningTurns, type RunningTurns } from './services/chat/running-turns';
+import { createDatabaseRunningTurns, type RunningTurns } from './services/chat/running-turns';
 import {
   createProviderRegistry,
   type ProviderRegistry,
@@ -34,7 +34,7 @@ export interface AppDependencies {
   toolRegistry?: ToolRegistry;
   /** The model providers offered (from the environment in production); none by default. */
   providers?: ProviderRegistry;
-  /** The turns running on this instance; injectable so tests can watch them. */
+  /** The chats' running turns (in the database by default, so every instance sees them). */
   runningTurns?: RunningTurns;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
@@ -55,7 +55,7 @@ export function createApp(deps: AppDependencies) {
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
-      running: deps.runningTurns ?? createRunningTurns(),
+      running: deps.runningTurns ?? createDatabaseRunningTurns(deps.database, { now }),
       loadSavedToolSettings: (userId) => toolSettings.listForUser(userId),
       createFreshnessLedger: (chatId) =>
         createDatabaseFreshnessLedger(deps.database, chatId, { now }),

@@ -7,6 +7,7 @@ import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { startServer } from './server';
+import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { loadProvidersConfig, ProviderConfigError } from './services/providers/provider-config';
 import { createProviderRegistry } from './services/providers/provider-registry';
 import { defaultToolRegistry } from './services/tools';
@@ -47,7 +48,15 @@ async function main(): Promise<void> {
   });
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
-  const app = createApp({ database, auth, toolRegistry: defaultToolRegistry, providers, logger });
+  const runningTurns = createDatabaseRunningTurns(database);
+  const app = createApp({
+    database,
+    auth,
+    toolRegistry: defaultToolRegistry,
+    providers,
+    runningTurns,
+    logger,
+  });
   const server = startServer({ app, database, logger, host: config.host, port: config.port });
   logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
 
@@ -55,6 +64,9 @@ async function main(): Promise<void> {
     logger.info('shutting down: finishing requests in flight, then closing the database', {
       signal,
     });
+    // Running turns end now (stored, with `done: cancelled`) rather than being cut at the grace period.
+    const cancelled = runningTurns.cancelAll();
+    if (cancelled > 0) logger.info('cancelled running chat turns', { turns: cancelled });
     await server.stop();
     logger.info('stopped');
     process.exit(0);

@@ -186,6 +186,17 @@ export interface GeneratedImagesTable {
   created_at: Timestamp;
 }
 
+/** The turn running in a chat, seen by every instance (see `services/chat/running-turns.ts`). */
+export interface ChatTurnsTable {
+  chat_id: string;
+  turn_id: string;
+  started_at: Timestamp;
+  /** Refreshed by the instance running the turn; an old one means that instance is gone. */
+  heartbeat_at: Timestamp;
+  /** Set by any instance to cancel the turn. */
+  cancel_requested: BooleanColumn;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
@@ -198,4 +209,5 @@ export interface DatabaseSchema {
   file_reads: FileReadsTable;
   mcp_servers: McpServersTable;
   generated_images: GeneratedImagesTable;
+  chat_turns: ChatTurnsTable;
 }

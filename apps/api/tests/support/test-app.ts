@@ -8,6 +8,7 @@ import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
 import { silentLogger } from '../../src/logger';
 import { type RunningServer, startServer } from '../../src/server';
+import type { RunningTurns } from '../../src/services/chat/running-turns';
 import type { ProviderRegistry } from '../../src/services/providers/provider-registry';
 import type { ToolRegistry } from '../../src/services/tools/registry';
 
@@ -36,6 +37,7 @@ export interface TestAppOptions {
   allowSignup?: boolean;
   toolRegistry?: ToolRegistry;
   providers?: ProviderRegistry;
+  runningTurns?: RunningTurns;
   now?: () => number;
 }
 
@@ -61,6 +63,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     logger: silentLogger,
     ...(options.toolRegistry ? { toolRegistry: options.toolRegistry } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.runningTurns ? { runningTurns: options.runningTurns } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   const server = startServer({

@@ -7,12 +7,14 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import { type DatabaseKind, getColumnTypes } from '../column-types';
 import { createAccountsMigration } from './0001-accounts';
 import { createApplicationMigration } from './0002-application';
+import { createChatTurnsMigration } from './0003-chat-turns';
 
 export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
   const types = getColumnTypes(kind);
   return {
     '0001-accounts': createAccountsMigration(types),
     '0002-application': createApplicationMigration(types),
+    '0003-chat-turns': createChatTurnsMigration(types),
   };
 }
 

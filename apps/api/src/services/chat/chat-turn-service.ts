@@ -54,7 +54,7 @@ export interface PreparedTurn {
 
 export interface ChatTurnService {
   prepare(userId: string, chatId: string, body: CreateTurnBody): Promise<PreparedTurn>;
-  /** Cancels the chat's running turn; false when none was running on this instance. */
+  /** Cancels the chat's running turn, on whichever instance runs it; false when none is running. */
   cancel(userId: string, chatId: string): Promise<boolean>;
 }
 
@@ -105,8 +105,8 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           throw new ApiError('validation_failed', error.message);
         throw error;
       }
-      const controller = running.begin(chatId);
-      if (!controller)
+      const claim = await running.begin(chatId);
+      if (!claim)
         throw new ApiError(
           'conflict',
           'A turn is already running in this chat. Wait for it to finish, or cancel it with POST /api/chats/:id/turns/cancel.',
@@ -156,7 +156,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
             ],
             toolset,
             maxIterations,
-            signal: controller.signal,
+            signal: claim.signal,
             onEvent: forward,
           });
           await chats.appendMessages(chatId, result.messages);
@@ -180,11 +180,11 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           onEvent({ type: 'done', status: 'error', iterations: result.iterations });
           result = { ...result, status: 'error', error: event };
         } finally {
-          running.end(chatId, controller);
+          await claim.end();
         }
         return result;
       };
-      return { chat, run, cancel: () => controller.abort() };
+      return { chat, run, cancel: () => claim.abort() };
     },
 
     async cancel(userId, chatId) {

@@ -1,36 +1,164 @@
 /**
- * The turns running on this instance, one per chat at most, each with the
- * controller that cancels it. A turn runs on the instance that received it
- * (SPEC §13); a cancel must reach that instance (see the README on scale-out).
+ * The turn running in each chat: at most one per chat, and cancellable from
+ * any API instance (SPEC §13). A turn runs on the instance that received it;
+ * the database store records it in `chat_turns`, where that instance keeps a
+ * heartbeat and watches for a cancel request any instance may set, so a cancel
+ * sent to another instance behind a load balancer still reaches it (within one
+ * heartbeat). A row whose heartbeat stopped belongs to a crashed instance and
+ * no longer blocks the chat.
  */
-export interface RunningTurns {
-  /** Claims the chat's slot; undefined when a turn is already running there. */
-  begin(chatId: string): AbortController | undefined;
-  /** Frees the slot if `controller` still holds it. */
-  end(chatId: string, controller: AbortController): void;
-  /** Cancels the chat's running turn; false when none is running. */
-  cancel(chatId: string): boolean;
-  isRunning(chatId: string): boolean;
+import type { AppDatabase } from '../../db/database';
+import { readBoolean, writeTimestamp } from '../../db/values';
+
+export interface RunningTurn {
+  readonly signal: AbortSignal;
+  /** Cancels the turn on this instance at once. */
+  abort(): void;
+  /** Frees the chat for its next turn. */
+  end(): Promise<void>;
 }
 
-export function createRunningTurns(): RunningTurns {
+export interface RunningTurns {
+  /** Claims the chat; undefined when a turn is already running in it (on any instance). */
+  begin(chatId: string): Promise<RunningTurn | undefined>;
+  /** Asks the chat's running turn to stop; false when none is running. */
+  cancel(chatId: string): Promise<boolean>;
+  /** Cancels every turn running on this instance (at shutdown); returns how many. */
+  cancelAll(): number;
+}
+
+/** Running turns for a single process (tests, or a deployment of one instance). */
+export function createMemoryRunningTurns(): RunningTurns {
   const running = new Map<string, AbortController>();
   return {
-    begin(chatId) {
+    async begin(chatId) {
       if (running.has(chatId)) return undefined;
       const controller = new AbortController();
       running.set(chatId, controller);
-      return controller;
+      return {
+        signal: controller.signal,
+        abort: () => controller.abort(),
+        end: async () => {
+          if (running.get(chatId) === controller) running.delete(chatId);
+        },
+      };
     },
-    end(chatId, controller) {
-      if (running.get(chatId) === controller) running.delete(chatId);
-    },
-    cancel(chatId) {
+    async cancel(chatId) {
       const controller = running.get(chatId);
-      if (!controller) return false;
-      controller.abort();
-      return true;
+      controller?.abort();
+      return controller !== undefined;
     },
-    isRunning: (chatId) => running.has(chatId),
+    cancelAll() {
+      for (const controller of running.values()) controller.abort();
+      return running.size;
+    },
+  };
+}
+
+export interface DatabaseRunningTurnsOptions {
+  /** How often the running instance refreshes its claim and looks for a cancel (default 1 s). */
+  heartbeatMs?: number;
+  /** A claim not refreshed for this long is a crashed instance's (default 15 s). */
+  staleAfterMs?: number;
+  now?: () => number;
+}
+
+export function createDatabaseRunningTurns(
+  database: AppDatabase,
+  options: DatabaseRunningTurnsOptions = {},
+): RunningTurns {
+  const { db } = database;
+  const heartbeatMs = options.heartbeatMs ?? 1000;
+  const staleAfterMs = options.staleAfterMs ?? 15_000;
+  const now = options.now ?? Date.now;
+  const local = new Map<string, AbortController>();
+  const freshSince = () => writeTimestamp(now() - staleAfterMs);
+
+  return {
+    async begin(chatId) {
+      if (local.has(chatId)) return undefined;
+      const turnId = crypto.randomUUID();
+      const stamp = writeTimestamp(now());
+      await db
+        .deleteFrom('chat_turns')
+        .where('chat_id', '=', chatId)
+        .where('heartbeat_at', '<', freshSince())
+        .execute();
+      await db
+        .insertInto('chat_turns')
+        .values({
+          chat_id: chatId,
+          turn_id: turnId,
+          started_at: stamp,
+          heartbeat_at: stamp,
+          cancel_requested: false,
+        })
+        .onConflict((conflict) => conflict.column('chat_id').doNothing())
+        .execute();
+      const owner = await db
+        .selectFrom('chat_turns')
+        .select('turn_id')
+        .where('chat_id', '=', chatId)
+        .executeTakeFirst();
+      if (owner?.turn_id !== turnId || local.has(chatId)) return undefined;
+
+      const controller = new AbortController();
+      local.set(chatId, controller);
+      const mine = () =>
+        db.selectFrom('chat_turns').where('chat_id', '=', chatId).where('turn_id', '=', turnId);
+      let beating = false;
+      const heartbeat = setInterval(async () => {
+        if (beating) return;
+        beating = true;
+        try {
+          const row = await mine().select('cancel_requested').executeTakeFirst();
+          if (row && readBoolean(row.cancel_requested)) controller.abort();
+          await db
+            .updateTable('chat_turns')
+            .set({ heartbeat_at: writeTimestamp(now()) })
+            .where('chat_id', '=', chatId)
+            .where('turn_id', '=', turnId)
+            .execute();
+        } catch {
+          // The database is briefly unavailable or closing; the next beat tries again.
+        } finally {
+          beating = false;
+        }
+      }, heartbeatMs);
+      let ended = false;
+      return {
+        signal: controller.signal,
+        abort: () => controller.abort(),
+        async end() {
+          if (ended) return;
+          ended = true;
+          clearInterval(heartbeat);
+          if (local.get(chatId) === controller) local.delete(chatId);
+          await db
+            .deleteFrom('chat_turns')
+            .where('chat_id', '=', chatId)
+            .where('turn_id', '=', turnId)
+            .execute()
+            .catch(() => {});
+        },
+      };
+    },
+
+    async cancel(chatId) {
+      const controller = local.get(chatId);
+      controller?.abort();
+      const result = await db
+        .updateTable('chat_turns')
+        .set({ cancel_requested: true })
+        .where('chat_id', '=', chatId)
+        .where('heartbeat_at', '>=', freshSince())
+        .executeTakeFirst();
+      return controller !== undefined || Number(result.numUpdatedRows) > 0;
+    },
+
+    cancelAll() {
+      for (const controller of local.values()) controller.abort();
+      return local.size;
+    },
   };
 }

@@ -11,6 +11,7 @@ const MIGRATE_ONCE = join(import.meta.dir, '../../support/fixtures/migrate-once.
 const EXPECTED_TABLES = [
   'accounts',
   'api_keys',
+  'chat_turns',
   'chats',
   'file_reads',
   'generated_images',
