@@ -4,7 +4,7 @@
  * dependencies; tests build their own.
  */
 import { HealthResponse } from '@mango/shared';
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import type { AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
@@ -12,6 +12,8 @@ import { getRequestContext } from './request-context';
 import { authenticateRequest, requireUser } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
+import { createOpenApiRoutes } from './routes/openapi-routes';
+import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createChatRepository } from './services/chat/chat-repository';
 import { createChatService } from './services/chat/chat-service';
 import { createChatTurnService } from './services/chat/chat-turn-service';
@@ -21,8 +23,12 @@ import {
   type ProviderRegistry,
 } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/database-freshness-ledger';
-import type { ToolRegistry } from './services/tools/registry';
+import { defaultToolRegistry, type ToolRegistry } from './services/tools/registry';
 import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
+import {
+  createToolSettingsService,
+  type ToolSettingsService,
+} from './services/tools/tool-settings-service';
 import { API_VERSION } from './version';
 
 export interface AppDependencies {
@@ -41,13 +47,27 @@ export interface AppDependencies {
   now?: () => number;
 }
 
-export function createApp(deps: AppDependencies) {
+/** The services `createApp` builds from its dependencies (exposed for other routes and tests). */
+export interface AppServices {
+  toolSettings: ToolSettingsService;
+}
+
+export function createAppServices(deps: AppDependencies): AppServices {
+  const now = deps.now ?? Date.now;
+  return {
+    toolSettings: createToolSettingsService({
+      registry: deps.toolRegistry ?? defaultToolRegistry,
+      repository: createToolSettingsRepository(deps.database, now),
+    }),
+  };
+}
+
+export function createApp(deps: AppDependencies, services: AppServices = createAppServices(deps)) {
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
   const providers = deps.providers ?? createProviderRegistry({});
   const chatRepository = createChatRepository(deps.database, now);
-  const toolSettings = createToolSettingsRepository(deps.database, now);
   const chatRoutes = createChatRoutes({
     providers,
     userIdOf: (request) => requireUser(request).id,
@@ -56,43 +76,55 @@ export function createApp(deps: AppDependencies) {
       chats: chatRepository,
       providers,
       running: deps.runningTurns ?? createDatabaseRunningTurns(deps.database, { now }),
-      loadSavedToolSettings: (userId) => toolSettings.listForUser(userId),
+      loadSavedToolSettings: (userId) => services.toolSettings.loadSavedToolSettings(userId),
       createFreshnessLedger: (chatId) =>
         createDatabaseFreshnessLedger(deps.database, chatId, { now }),
       ...(deps.toolRegistry ? { toolRegistry: deps.toolRegistry } : {}),
       logger,
     }),
   });
+  // The OpenAPI route describes the finished app, which exists once this function returns.
+  const finished: { app?: AnyElysia } = {};
   // `normalize: false`: a body with unknown fields is refused, not silently trimmed.
-  return (
-    new Elysia({ prefix: '/api', normalize: false })
-      .onRequest(({ request, set }) => {
-        set.headers['x-request-id'] = getRequestContext(request).requestId;
-      })
-      .onError(({ code, error, request }) => {
-        const { requestId } = getRequestContext(request);
-        const response = handleError(logger, { code, error, request, requestId });
-        response.headers.set('x-request-id', requestId);
-        return response;
-      })
-      .onRequest(({ request }) => authenticateRequest(deps.auth, request))
-      .get(
-        '/health',
-        (): HealthResponse => ({
-          status: 'ok',
-          version: API_VERSION,
-          database: deps.database.kind,
-          uptimeSeconds: Math.round((now() - startedAt) / 1000),
-        }),
-        { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
-      )
-      // better-auth reads the raw request itself; Elysia must not consume the body.
-      .all('/auth/*', ({ request }) => deps.auth.handle(request), {
-        parse: 'none',
-        detail: { hide: true },
-      })
-      .use(chatRoutes)
-  );
+  const app = new Elysia({ prefix: '/api', normalize: false })
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = getRequestContext(request).requestId;
+    })
+    .onError(({ code, error, request }) => {
+      const { requestId } = getRequestContext(request);
+      const response = handleError(logger, { code, error, request, requestId });
+      response.headers.set('x-request-id', requestId);
+      return response;
+    })
+    .onRequest(({ request }) => authenticateRequest(deps.auth, request))
+    .get(
+      '/health',
+      (): HealthResponse => ({
+        status: 'ok',
+        version: API_VERSION,
+        database: deps.database.kind,
+        uptimeSeconds: Math.round((now() - startedAt) / 1000),
+      }),
+      { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
+    )
+    // better-auth reads the raw request itself; Elysia must not consume the body.
+    .all('/auth/*', ({ request }) => deps.auth.handle(request), {
+      parse: 'none',
+      detail: { hide: true },
+    })
+    .use(createToolSettingsRoutes(services.toolSettings))
+    .use(chatRoutes)
+    .use(
+      createOpenApiRoutes({
+        getApp: () => {
+          if (!finished.app) throw new Error('The app is not built yet.');
+          return finished.app;
+        },
+        externalPaths: () => deps.auth.openApiPaths(),
+      }),
+    );
+  finished.app = app;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -17,6 +17,8 @@ export interface ServerConfig {
   /** `BETTER_AUTH_SECRET` when set; otherwise one is generated and kept in the data directory. */
   authSecret?: string;
   logLevel: LogLevel;
+  /** The URL clients reach the server at, when it differs from where it listens (a proxy). */
+  publicUrl?: string;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +81,23 @@ function readLogLevel(raw: string | undefined): LogLevel {
   return value;
 }
 
+function readPublicUrl(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(
+      `MANGO_PUBLIC_URL must be the http(s) URL clients use to reach the server, e.g. https://mango.example.com; got "${raw}".`,
+    );
+  }
+  return url.origin;
+}
+
 export function loadServerConfig(
   env: Record<string, string | undefined> = process.env,
   cwd: string = process.cwd(),
@@ -86,6 +105,7 @@ export function loadServerConfig(
   const rawDataDir = env.MANGO_DATA_DIR?.trim() || './data';
   const dataDir = isAbsolute(rawDataDir) ? rawDataDir : resolve(cwd, rawDataDir);
   const secret = readSecret(env.BETTER_AUTH_SECRET);
+  const publicUrl = readPublicUrl(env.MANGO_PUBLIC_URL);
   return {
     port: readPort(env.PORT),
     host: env.HOST?.trim() || '127.0.0.1',
@@ -94,5 +114,6 @@ export function loadServerConfig(
     allowSignup: readBoolean('MANGO_ALLOW_SIGNUP', env.MANGO_ALLOW_SIGNUP, false),
     ...(secret === undefined ? {} : { authSecret: secret }),
     logLevel: readLogLevel(env.MANGO_LOG_LEVEL),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
   };
 }

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     database,
     secret: authSecret,
     allowSignup: config.allowSignup,
+    ...(config.publicUrl ? { baseURL: config.publicUrl } : {}),
     logger,
   });
   const providers = createProviderRegistry(providersConfig);

@@ -9,6 +9,7 @@ import { apiKey } from '@better-auth/api-key';
 import type { GenericEndpointContext } from '@better-auth/core';
 import { getCurrentAdapter } from '@better-auth/core/context';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
+import { openAPI } from 'better-auth/plugins';
 import type { AppDatabase } from '../db/database';
 import type { Logger } from '../logger';
 import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
@@ -29,7 +30,7 @@ export interface AuthOptions {
   secret: string;
   /** Whether accounts after the first may sign up. */
   allowSignup: boolean;
-  /** The public origin, when known (for absolute links better-auth builds). */
+  /** The public URL (MANGO_PUBLIC_URL), when configured. */
   baseURL?: string;
   logger?: Logger;
 }
@@ -41,6 +42,8 @@ export interface AuthService {
   authenticate(headers: Headers): Promise<AuthenticatedUser | null>;
   /** better-auth's server API, for tests and scripts. */
   api: ReturnType<typeof buildBetterAuth>['api'];
+  /** OpenAPI paths of the /api/auth routes, as better-auth describes them. */
+  openApiPaths(): Promise<Record<string, unknown>>;
 }
 
 /** better-auth's options for this server; exported so a test can check the schema against them. */
@@ -48,7 +51,15 @@ export function buildAuthOptions(options: AuthOptions) {
   const { database, logger } = options;
   return {
     basePath: AUTH_BASE_PATH,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    // Without a configured public URL the origin is the one the request came
+    // to (over plain HTTP), which is right for a server used where it runs;
+    // behind a TLS proxy, MANGO_PUBLIC_URL says the real one.
+    baseURL: options.baseURL ?? {
+      allowedHosts: ['*'],
+      protocol: 'http' as const,
+      // For server-side calls that come with no request (scripts, tests).
+      fallback: 'http://127.0.0.1',
+    },
     secret: options.secret,
     database: { db: database.db, type: database.kind, transaction: true },
     emailAndPassword: { enabled: true, autoSignIn: true },
@@ -57,6 +68,8 @@ export function buildAuthOptions(options: AuthOptions) {
     account: AUTH_MODELS.account,
     verification: AUTH_MODELS.verification,
     plugins: [
+      // Only for `openApiPaths` (merged into GET /api/openapi); no reference page of its own.
+      openAPI({ disableDefaultReference: true }),
       apiKey(
         {
           defaultPrefix: API_KEY_PREFIX,
@@ -145,8 +158,22 @@ function toAuthenticatedUser(user: {
 export function createAuth(options: AuthOptions): AuthService {
   const auth = buildBetterAuth(options);
   const { database } = options;
+  let openApiPaths: Promise<Record<string, unknown>> | undefined;
   return {
     api: auth.api,
+    openApiPaths() {
+      openApiPaths ??= (async () => {
+        const document = await auth.api.generateOpenAPISchema();
+        // better-auth names its paths relative to its base path.
+        return Object.fromEntries(
+          Object.entries(document.paths).map(([path, item]) => [
+            path.startsWith(AUTH_BASE_PATH) ? path : `${AUTH_BASE_PATH}${path}`,
+            item,
+          ]),
+        );
+      })();
+      return openApiPaths;
+    },
     handle(request) {
       const path = new URL(request.url).pathname;
       // The first-account rule counts users before inserting one; holding a
@@ -159,7 +186,7 @@ export function createAuth(options: AuthOptions): AuthService {
     async authenticate(headers) {
       const bearer = readBearer(headers);
       if (bearer) {
-        const result = await auth.api.verifyApiKey({ body: { key: bearer } });
+        const result = await auth.api.verifyApiKey({ body: { key: bearer }, headers });
         if (!result.valid || !result.key) return null;
         const user = await database.db
           .selectFrom('users')

@@ -3,7 +3,7 @@
  * on a test database, listening on a free loopback port, plus helpers to sign
  * users up and call routes as them.
  */
-import { createApp } from '../../src/app';
+import { type AppServices, createApp, createAppServices } from '../../src/app';
 import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
 import { silentLogger } from '../../src/logger';
@@ -25,6 +25,7 @@ export interface TestUser {
 export interface TestApp {
   url: string;
   auth: AuthService;
+  services: AppServices;
   server: RunningServer;
   /** Signs up (and so signs in) a new user. */
   signUp(email?: string): Promise<TestUser>;
@@ -57,7 +58,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
   });
-  const app = createApp({
+  const deps = {
     database,
     auth,
     logger: silentLogger,
@@ -65,7 +66,9 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.runningTurns ? { runningTurns: options.runningTurns } : {}),
     ...(options.now ? { now: options.now } : {}),
-  });
+  };
+  const services = createAppServices(deps);
+  const app = createApp(deps, services);
   const server = startServer({
     app,
     // The test database belongs to the test; stopping the server leaves it open.
@@ -83,6 +86,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
   return {
     url: server.url,
     auth,
+    services,
     server,
     fetch: call,
     async signUp(email) {

@@ -23,6 +23,7 @@ describe('loadServerConfig', () => {
         MANGO_ALLOW_SIGNUP: 'yes',
         BETTER_AUTH_SECRET: 'x'.repeat(32),
         MANGO_LOG_LEVEL: 'warn',
+        MANGO_PUBLIC_URL: 'https://mango.example.com/',
       },
       '/ignored',
     );
@@ -34,6 +35,7 @@ describe('loadServerConfig', () => {
       allowSignup: true,
       authSecret: 'x'.repeat(32),
       logLevel: 'warn',
+      publicUrl: 'https://mango.example.com',
     });
   });
 
@@ -43,6 +45,7 @@ describe('loadServerConfig', () => {
     [{ MANGO_ALLOW_SIGNUP: 'maybe' }, /MANGO_ALLOW_SIGNUP must be true or false/],
     [{ BETTER_AUTH_SECRET: 'short' }, /BETTER_AUTH_SECRET must be at least 32 characters/],
     [{ MANGO_LOG_LEVEL: 'loud' }, /MANGO_LOG_LEVEL must be one of/],
+    [{ MANGO_PUBLIC_URL: 'mango.example.com' }, /MANGO_PUBLIC_URL must be the http\(s\) URL/],
   ])('%p is refused with a message naming the variable', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);

@@ -1,0 +1,58 @@
+/**
+ * The settings API (SPEC §8): `GET /api/settings/tools` and
+ * `PUT /api/settings/tools/:toolName`, for the signed-in user only.
+ */
+import {
+  ErrorResponse,
+  ToolNameParams,
+  ToolSettingsDescriptor,
+  ToolSettingsError,
+  ToolSettingsListResponse,
+  UpdateToolSettingsBody,
+} from '@mango/shared';
+import { Elysia } from 'elysia';
+import type { ToolSettingsService } from '../services/tools/tool-settings-service';
+import { currentUser } from './authentication';
+
+export function createToolSettingsRoutes(service: ToolSettingsService) {
+  return new Elysia({ prefix: '/settings/tools' })
+    .use(currentUser())
+    .get(
+      '',
+      async ({ user }): Promise<ToolSettingsListResponse> => ({
+        tools: await service.listToolSettings(user.id),
+      }),
+      {
+        response: { 200: ToolSettingsListResponse, 401: ErrorResponse },
+        detail: {
+          summary: "Every tool with the signed-in user's effective settings",
+          description:
+            'Each tool comes with its metadata and parameter descriptors, so a client can draw the settings form.',
+          tags: ['Settings'],
+        },
+      },
+    )
+    .put(
+      '/:toolName',
+      ({ user, params, body }) => service.updateToolSettings(user.id, params.toolName, body),
+      {
+        params: ToolNameParams,
+        body: UpdateToolSettingsBody,
+        // Clients (and curl users) that forget the content type still send JSON.
+        parse: 'json',
+        response: {
+          200: ToolSettingsDescriptor,
+          400: ErrorResponse,
+          401: ErrorResponse,
+          404: ErrorResponse,
+          422: ToolSettingsError,
+        },
+        detail: {
+          summary: "Change one tool's settings",
+          description:
+            'Switches the tool on or off and/or changes settings; given settings are merged over the saved ones. 422 when a setting is refused or the tool cannot be disabled, 404 for an unknown tool, 400 for a body of the wrong shape.',
+          tags: ['Settings'],
+        },
+      },
+    );
+}

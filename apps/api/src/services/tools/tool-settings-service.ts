@@ -1,0 +1,119 @@
+/**
+ * Tool settings per user (SPEC §1, §4, §8): the registry says which tools
+ * exist, the settings policy merges and validates, the repository stores what
+ * the user changed. Reads never fail on a bad stored row (it is coerced to
+ * defaults, keeping the user's on/off choice); changes are validated strictly.
+ */
+import type { ToolSettingsDescriptor } from '@mango/shared';
+import { ApiError } from '../../errors';
+import { ToolParameterError, UnknownToolError } from './errors';
+import type { ToolRegistry } from './registry';
+import { type EnabledToolRuntime, getEnabledToolRuntime } from './runtime';
+import { getSafeEffectiveToolSettings, mergeToolSettings } from './settings-policy';
+import type { ToolSettingsRepository, ToolSettingsRow } from './tool-settings-repository';
+import type { RegisteredTool, StoredToolSettings, ToolSettingsUpdate } from './types';
+
+export interface ToolSettingsService {
+  /** Every registered tool with this user's effective settings, in registration order. */
+  listToolSettings(userId: string): Promise<ToolSettingsDescriptor[]>;
+  /**
+   * Validates and saves a change. Throws `UnknownToolError` (404) for a tool
+   * that is not registered and an `invalid_tool_settings` ApiError (422) for a
+   * refused setting.
+   */
+  updateToolSettings(
+    userId: string,
+    toolName: string,
+    update: ToolSettingsUpdate,
+  ): Promise<ToolSettingsDescriptor>;
+  /** What this user's chat turns get: the enabled definitions and every tool's effective settings. */
+  getEnabledToolRuntime(userId: string): Promise<EnabledToolRuntime>;
+  /** The user's stored rows by tool name, as `executeTool` and the turn loop take them. */
+  loadSavedToolSettings(userId: string): Promise<Map<string, StoredToolSettings>>;
+}
+
+export interface ToolSettingsServiceDependencies {
+  registry: ToolRegistry;
+  repository: ToolSettingsRepository;
+}
+
+function describeTool(
+  tool: RegisteredTool,
+  row: ToolSettingsRow | undefined,
+): ToolSettingsDescriptor {
+  const effective = getSafeEffectiveToolSettings(tool, row);
+  const { settings } = tool;
+  return {
+    name: tool.definition.name,
+    title: settings.title,
+    description: settings.description,
+    category: settings.category,
+    enabledByDefault: settings.enabledByDefault,
+    canDisable: settings.canDisable,
+    enabled: effective.enabled,
+    parameters: effective.parameters,
+    defaultParameters: settings.defaultParameters,
+    parameterDescriptors: settings.parameterDescriptors,
+    updatedAt: row?.updatedAt ?? null,
+  };
+}
+
+export function createToolSettingsService(
+  deps: ToolSettingsServiceDependencies,
+): ToolSettingsService {
+  const { registry, repository } = deps;
+
+  function requireTool(toolName: string): RegisteredTool {
+    const tool = registry.get(toolName);
+    if (!tool) {
+      throw new UnknownToolError(
+        `There is no tool named "${toolName}". GET /api/settings/tools lists the tools and their names.`,
+      );
+    }
+    return tool;
+  }
+
+  return {
+    async listToolSettings(userId) {
+      const rows = await repository.listForUser(userId);
+      return registry.list().map((tool) => describeTool(tool, rows.get(tool.definition.name)));
+    },
+
+    async updateToolSettings(userId, toolName, update) {
+      const tool = requireTool(toolName);
+      let validated: Record<string, unknown> | undefined;
+      try {
+        // Validates the change on its own (the stored row may be corrupt; the
+        // database merges the change into it): unknown names, wrong types,
+        // out-of-range values, and disabling a tool that cannot be disabled.
+        validated = mergeToolSettings(tool, undefined, {
+          ...(update.enabled === undefined ? {} : { enabled: update.enabled }),
+          ...(update.parameters === undefined ? {} : { parameters: update.parameters }),
+        }).parameters;
+      } catch (error) {
+        if (error instanceof ToolParameterError) {
+          throw new ApiError('invalid_tool_settings', error.message, {
+            details: { toolName, key: error.key },
+            cause: error,
+          });
+        }
+        throw error;
+      }
+      const parameters =
+        update.parameters === undefined
+          ? undefined
+          : Object.fromEntries(Object.keys(update.parameters).map((key) => [key, validated[key]]));
+      const row = await repository.upsert(userId, toolName, {
+        ...(update.enabled === undefined ? {} : { enabled: update.enabled }),
+        ...(parameters === undefined ? {} : { parameters }),
+      });
+      return describeTool(tool, row);
+    },
+
+    async getEnabledToolRuntime(userId) {
+      return getEnabledToolRuntime(await repository.listForUser(userId), registry);
+    },
+
+    loadSavedToolSettings: (userId) => repository.listForUser(userId),
+  };
+}

@@ -1,0 +1,62 @@
+import { expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServerProcess } from '../support/server-process';
+
+const README = join(import.meta.dir, '../../../../README.md');
+const HEADING = '### From sign-up to a tool setting with curl';
+
+function readmeCurlBlock(): string {
+  const readme = readFileSync(README, 'utf8');
+  const start = readme.indexOf(HEADING);
+  expect(start).toBeGreaterThan(-1);
+  const block = readme.slice(start).match(/```sh\n([\s\S]*?)```/);
+  if (!block?.[1]) throw new Error(`No sh block under "${HEADING}" in the README.`);
+  return block[1];
+}
+
+test("the README's curl walk-through works against `npm start` with zero configuration", async () => {
+  const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-readme-'));
+  try {
+    // What `npm start` runs, in a fresh directory, with nothing configured.
+    const server = await startServerProcess({}, { cwd: workingDirectory });
+    try {
+      const run = Bun.spawn(['bash', '-euo', 'pipefail', '-c', readmeCurlBlock()], {
+        cwd: workingDirectory,
+        env: { PATH: process.env.PATH ?? '', MANGO: server.url },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(run.stdout).text(),
+        new Response(run.stderr).text(),
+        run.exited,
+      ]);
+      expect({ code, stderr, stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
+      // Step 3 and the API-key call both listed the tools.
+      expect(stdout.match(/"name":"get_current_datetime"/g)?.length).toBeGreaterThanOrEqual(2);
+
+      const signIn = await fetch(`${server.url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ana@example.com', password: 'a long passphrase' }),
+      });
+      const cookie = signIn.headers
+        .getSetCookie()
+        .map((value) => value.split(';')[0])
+        .join('; ');
+      const tools = (await (
+        await fetch(`${server.url}/api/settings/tools`, { headers: { cookie } })
+      ).json()) as { tools: { name: string; enabled: boolean; parameters: object }[] };
+      expect(tools.tools.find((tool) => tool.name === 'get_current_datetime')).toMatchObject({
+        enabled: false,
+        parameters: { defaultTimezone: 'America/Sao_Paulo' },
+      });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  } finally {
+    rmSync(workingDirectory, { recursive: true, force: true });
+  }
+}, 60_000);
