@@ -5,7 +5,7 @@
  * pool terminates a worker that overruns its deadline.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { looksBinary } from './binary';
 import {
   CANCEL_SLOTS,
@@ -28,7 +28,7 @@ declare const self: Worker;
 
 let control: Int32Array | undefined;
 let slot = 0;
-let buffer = Buffer.allocUnsafe(64 * 1024);
+let buffer = Buffer.allocUnsafe(0);
 
 interface CompiledJob {
   jobId: number;
@@ -58,23 +58,16 @@ function isCancelled(job: GrepJobSpec): boolean {
 
 /**
  * Reads at most maxBytes + 1 bytes: the cap counts what the descriptor
- * delivers, not what stat says. A short read of a regular file is its end, so
- * a file that does not grow takes one read call.
+ * delivers, not what stat says, and needs no fstat — a short read of a
+ * regular file is its end, so a file that does not grow takes one read call.
+ * (The walk only hands over regular files; a FIFO or device swapped in since
+ * reads as empty, over-size or unreadable, never blocks: O_NONBLOCK.)
  */
 function readCapped(fd: number, maxBytes: number): number | 'tooLarge' {
-  const stats = fstatSync(fd);
-  if (!stats.isFile()) throw new Error('not a regular file');
-  if (stats.size > maxBytes) return 'tooLarge';
-  const wanted = Math.min(maxBytes + 1, stats.size + 1);
-  if (buffer.length < wanted) buffer = Buffer.allocUnsafe(Math.max(wanted, buffer.length * 2));
+  if (buffer.length < maxBytes + 1) buffer = Buffer.allocUnsafe(maxBytes + 1);
   let total = 0;
   for (;;) {
-    if (total === buffer.length) {
-      const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
-      buffer.copy(bigger, 0, 0, total);
-      buffer = bigger;
-    }
-    const requested = Math.min(buffer.length, maxBytes + 1) - total;
+    const requested = maxBytes + 1 - total;
     const read = readSync(fd, buffer, total, requested, null);
     total += read;
     if (total > maxBytes) return 'tooLarge';
@@ -146,7 +139,7 @@ function runTask(message: GrepTaskMessage): GrepTaskResult {
           ? searchLinesContaining(
               bytes,
               compiledJob.literal,
-              compiledJob.patterns.single,
+              compiledJob.patterns,
               decodeUtf8,
               options,
             )

@@ -35,6 +35,8 @@ export interface LineSearchOptions {
   limit: number;
   /** Polled between regex calls: true stops the search (deadline, cancel). */
   shouldStop?: () => boolean;
+  /** The number of the text's first line (when the text is the rest of a file). */
+  firstLineNumber?: number;
 }
 
 export interface LinePatterns {
@@ -97,15 +99,24 @@ function testOneLine(
 }
 
 /**
+ * Below this many bytes per hit, testing hit lines one by one costs more than
+ * one pass over the decoded rest of the file, and the search switches to it.
+ */
+const DENSE_BYTES_PER_HIT = 2048;
+const HITS_BEFORE_DENSITY_CHECK = 16;
+
+/**
  * Searches raw bytes for lines holding `literal` (a string every match must
- * contain): only those lines are decoded and tested, so a file is never
- * decoded whole. Exactly the lines testing every line would find.
+ * contain): only those lines are decoded and tested, so a file where the
+ * string is rare is never decoded whole. Where it is common, the rest of the
+ * file is decoded and searched in one pass instead. Either way: exactly the
+ * lines testing every line would find.
  */
 export function searchLinesContaining(
   bytes: Buffer,
   literal: Buffer,
-  single: RegExp,
-  decodeLine: (line: Buffer) => string,
+  patterns: LinePatterns,
+  decode: (bytes: Buffer) => string,
   options: LineSearchOptions,
 ): LineSearchResult {
   const { limit, shouldStop } = options;
@@ -125,6 +136,7 @@ export function searchLinesContaining(
     return cursorLine;
   };
   let from = 0;
+  let hits = 0;
   while (from < length) {
     if (shouldStop?.()) {
       result.stopped = true;
@@ -137,9 +149,21 @@ export function searchLinesContaining(
     if (lineEnd === -1) lineEnd = length;
     const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
     const contentStart = lineStart === 0 ? bomLength : lineStart;
-    const line = decodeLine(bytes.subarray(contentStart, Math.max(contentStart, contentEnd)));
-    if (testOneLine(single, line, () => lineNumberAt(lineStart), result, limit)) break;
+    const line = decode(bytes.subarray(contentStart, Math.max(contentStart, contentEnd)));
+    if (testOneLine(patterns.single, line, () => lineNumberAt(lineStart), result, limit)) break;
     from = lineEnd + 1;
+    hits++;
+    if (hits >= HITS_BEFORE_DENSITY_CHECK && from < length && from / hits < DENSE_BYTES_PER_HIT) {
+      const rest = searchLines(decode(bytes.subarray(from)), patterns, {
+        limit: limit - result.matches.length,
+        shouldStop,
+        firstLineNumber: lineNumberAt(from),
+      });
+      result.matches.push(...rest.matches);
+      result.slowLines.push(...rest.slowLines);
+      result.stopped = rest.stopped;
+      break;
+    }
   }
   return result;
 }
@@ -155,7 +179,7 @@ export function searchLines(
   const result: LineSearchResult = { matches: [], slowLines: [], stopped: false };
   const length = text.length;
   // Line-number cursor: `cursorLine` is the number of the line starting at `cursorStart`.
-  let cursorLine = 1;
+  let cursorLine = options.firstLineNumber ?? 1;
   let cursorStart = 0;
   const lineNumberAt = (lineStart: number): number => {
     let index = text.indexOf('\n', cursorStart);

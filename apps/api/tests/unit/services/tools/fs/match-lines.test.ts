@@ -118,9 +118,13 @@ describe('searching bytes for the lines that hold a required literal', () => {
     const literal = requiredLiteralOf(source, false);
     if (literal === undefined) throw new Error(`no literal in ${source}`);
     const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-    return searchLinesContaining(bytes, Buffer.from(literal), new RegExp(source), decode, {
-      limit,
-    }).matches.map((match) => [match.line, match.text]);
+    return searchLinesContaining(
+      bytes,
+      Buffer.from(literal),
+      compileLinePatterns(source, false),
+      decode,
+      { limit },
+    ).matches.map((match) => [match.line, match.text]);
   }
 
   test('finds exactly what per-line testing finds', () => {
@@ -145,6 +149,21 @@ describe('searching bytes for the lines that hold a required literal', () => {
 
   test('stops after limit + 1 matches', () => {
     expect(byLiteral('abc\n'.repeat(10), 'abc', 2).length).toBe(3);
+  });
+
+  test('where the literal is common, the rest of the file is searched in one pass: same lines', () => {
+    const lines = Array.from({ length: 400 }, (_, index) =>
+      index % 3 === 0
+        ? `function getItem${index}Async(x)`
+        : index % 3 === 1
+          ? 'function plain()'
+          : 'other',
+    );
+    const text = `${lines.join('\r\n')}\n`;
+    for (const source of ['function (get|set)\\w+Async\\(', 'function', 'Async\\(x\\)$']) {
+      expect(byLiteral(text, source, 1000)).toEqual(reference(text, source));
+    }
+    expect(byLiteral(text, 'function', 150).length).toBe(151);
   });
 });
 
