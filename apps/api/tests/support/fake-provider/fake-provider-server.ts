@@ -159,7 +159,12 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
       socket.end();
       return;
     }
-    const frames = ENCODERS[request.provider](turn, request.model, nextId);
+    const frames =
+      turn.raw !== undefined
+        ? (turn.raw.match(/[\s\S]*?(\r?\n\r?\n|$)/g) ?? [])
+            .filter((text) => text !== '')
+            .map((text) => ({ text }))
+        : ENCODERS[request.provider](turn, request.model, nextId);
     if (fault?.type === 'malformed_chunk' || fault?.type === 'invalid_chunk')
       frames.splice(
         Math.min(fault.at ?? 2, frames.length),

@@ -61,6 +61,8 @@ export interface GeminiQuirks {
 
 export interface FakeTurn {
   content?: FakeContent[];
+  /** A recorded stream body, sent as it is instead of rendering `content` (fixture replay). */
+  raw?: string;
   /** Split text and argument strings into fragments of this many characters (default 6). */
   fragmentSize?: number;
   /** The provider's raw finish/stop reason, overriding the natural one. */
