@@ -159,7 +159,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
       socket.end();
       return;
     }
-    const frames =
+    const frames: WireFrame[] =
       turn.raw !== undefined
         ? (turn.raw.match(/[\s\S]*?(\r?\n\r?\n|$)/g) ?? [])
             .filter((text) => text !== '')
