@@ -138,8 +138,13 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   const interruption = (result: GrepTaskResult): void => {
     if (signal?.aborted) {
       cut('the call was cancelled');
-    } else if (result.interrupted === 'cancelled' && Date.now() <= limits.deadline) {
-      cut('the search was stopped');
+    } else if (Date.now() <= limits.deadline) {
+      // Not the budget: a worker crashed (or was stopped for another reason) mid-task.
+      cut(
+        result.interrupted === 'worker_stopped'
+          ? 'a search worker stopped unexpectedly, so some files were not searched; try again'
+          : 'the search was stopped before it finished',
+      );
     } else {
       const seconds = Math.round((limits.deadline - startedAt) / 100) / 10;
       const where = stuckFile ? ` while the pattern was still running on ${stuckFile}` : '';

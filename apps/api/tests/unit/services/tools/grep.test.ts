@@ -293,6 +293,35 @@ describe('grep: a catastrophic pattern', () => {
   });
 });
 
+describe('grep: cancel', () => {
+  test('a cancelled call is aborted at once, and the next search works', async () => {
+    const evil = createTempTree('grep-cancel', {
+      'evil.txt': `${'a'.repeat(4000)}!\n`.repeat(40),
+      'fine.txt': 'aaa\n',
+    });
+    try {
+      const controller = new AbortController();
+      const context = createTestCallContext({
+        mode: 'agent',
+        workingDirectory: evil.root,
+        signal: controller.signal,
+      });
+      const running = executeTool('grep', { pattern: '(a+)+$', path: '.' }, context);
+      setTimeout(() => controller.abort(), 50);
+      const error = await running.catch((caught) => caught);
+      expect(error.code).toBe('aborted');
+      const after = (await executeTool(
+        'grep',
+        { pattern: '^a+$', path: 'fine.txt' },
+        createTestCallContext({ mode: 'agent', workingDirectory: evil.root }),
+      )) as { matches: unknown[] };
+      expect(after.matches).toEqual([{ file: 'fine.txt', line: 1, text: 'aaa' }]);
+    } finally {
+      evil.remove();
+    }
+  });
+});
+
 describe('grep: registration', () => {
   test('settings defaults', () => {
     const tool = getTool('grep');
