@@ -308,7 +308,7 @@ describe('grep: cancel', () => {
       });
       const running = executeTool('grep', { pattern: '(a+)+$', path: '.' }, context);
       setTimeout(() => controller.abort(), 50);
-      const error = await running.catch((caught) => caught);
+      const error = (await running.catch((caught) => caught)) as { code?: string };
       expect(error.code).toBe('aborted');
       const after = (await executeTool(
         'grep',
