@@ -87,9 +87,6 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const finished: { app?: AnyElysia } = {};
   // `normalize: false`: a body with unknown fields is refused, not silently trimmed.
   const app = new Elysia({ prefix: '/api', normalize: false })
-    .onRequest(({ request, set }) => {
-      set.headers['x-request-id'] = getRequestContext(request).requestId;
-    })
     .onError(({ code, error, request }) => {
       const { requestId } = getRequestContext(request);
       const response = handleError(logger, { code, error, request, requestId });

@@ -39,6 +39,15 @@ export function startServer(options: StartServerOptions): RunningServer {
       const startedAt = performance.now();
       const context = getRequestContext(request);
       const response = await app.handle(request);
+      // Set here rather than through the framework's per-request headers,
+      // which would make it rebuild (and re-stream) every response body.
+      if (!response.headers.has('x-request-id')) {
+        try {
+          response.headers.set('x-request-id', context.requestId);
+        } catch {
+          // A response with immutable headers goes out without the id.
+        }
+      }
       const url = new URL(request.url);
       logger.info('request', {
         requestId: context.requestId,

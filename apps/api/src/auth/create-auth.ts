@@ -10,12 +10,26 @@ import type { GenericEndpointContext } from '@better-auth/core';
 import { getCurrentAdapter } from '@better-auth/core/context';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { openAPI } from 'better-auth/plugins';
+import { LRUCache } from 'lru-cache';
 import type { AppDatabase } from '../db/database';
 import type { Logger } from '../logger';
 import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
 
 export const AUTH_BASE_PATH = '/api/auth';
 export const API_KEY_PREFIX = 'mango_';
+/**
+ * How long a verified session or API key is trusted without asking better-auth
+ * again. Verifying costs signatures and database reads (most of a settings
+ * request); the price is that a credential revoked on another instance keeps
+ * working there for up to this long. On the instance that revokes it, it stops
+ * at once.
+ */
+export const CREDENTIAL_CACHE_MS = 30_000;
+const CREDENTIAL_CACHE_ENTRIES = 10_000;
+
+/** better-auth routes after which a cached credential may be stale. */
+const REVOKING_PATH =
+  /\/(sign-out|revoke-session|revoke-sessions|revoke-other-sessions|change-password|reset-password|delete-user|api-key\/(update|delete))$/;
 
 export interface AuthenticatedUser {
   id: string;
@@ -158,6 +172,10 @@ function toAuthenticatedUser(user: {
 export function createAuth(options: AuthOptions): AuthService {
   const auth = buildBetterAuth(options);
   const { database } = options;
+  const verified = new LRUCache<string, AuthenticatedUser>({
+    max: CREDENTIAL_CACHE_ENTRIES,
+    ttl: CREDENTIAL_CACHE_MS,
+  });
   let openApiPaths: Promise<Record<string, unknown>> | undefined;
   return {
     api: auth.api,
@@ -174,8 +192,13 @@ export function createAuth(options: AuthOptions): AuthService {
       })();
       return openApiPaths;
     },
-    handle(request) {
+    async handle(request) {
       const path = new URL(request.url).pathname;
+      if (request.method === 'POST' && REVOKING_PATH.test(path)) {
+        const response = await auth.handler(request);
+        verified.clear();
+        return response;
+      }
       // The first-account rule counts users before inserting one; holding a
       // lock across sign-ups (across instances on PostgreSQL) makes that atomic.
       if (request.method === 'POST' && path.startsWith(`${AUTH_BASE_PATH}/sign-up/`)) {
@@ -185,18 +208,46 @@ export function createAuth(options: AuthOptions): AuthService {
     },
     async authenticate(headers) {
       const bearer = readBearer(headers);
-      if (bearer) {
-        const result = await auth.api.verifyApiKey({ body: { key: bearer }, headers });
-        if (!result.valid || !result.key) return null;
-        const user = await database.db
-          .selectFrom('users')
-          .select(['id', 'email', 'name', 'role'])
-          .where('id', '=', result.key.referenceId)
-          .executeTakeFirst();
-        return user ? toAuthenticatedUser(user) : null;
-      }
-      const session = await auth.api.getSession({ headers });
-      return session ? toAuthenticatedUser(session.user) : null;
+      // The whole Cookie header is the key: nothing to parse on a hit, and a
+      // hit means this exact (signed) header was verified moments ago.
+      const cookie = headers.get('cookie');
+      const cacheKey = bearer ? `key:${bearer}` : cookie ? `cookie:${cookie}` : undefined;
+      if (!cacheKey) return null;
+      const cached = verified.get(cacheKey);
+      if (cached) return cached;
+      const user = bearer ? await verifyApiKey(bearer, headers) : await verifySession(headers);
+      if (user) verified.set(cacheKey, user.user, { ttl: user.ttl });
+      return user?.user ?? null;
     },
   };
+
+  async function verifyApiKey(
+    key: string,
+    headers: Headers,
+  ): Promise<{ user: AuthenticatedUser; ttl: number } | null> {
+    const result = await auth.api.verifyApiKey({ body: { key }, headers });
+    if (!result.valid || !result.key) return null;
+    const user = await database.db
+      .selectFrom('users')
+      .select(['id', 'email', 'name', 'role'])
+      .where('id', '=', result.key.referenceId)
+      .executeTakeFirst();
+    if (!user) return null;
+    return { user: toAuthenticatedUser(user), ttl: ttlUntil(result.key.expiresAt) };
+  }
+
+  async function verifySession(
+    headers: Headers,
+  ): Promise<{ user: AuthenticatedUser; ttl: number } | null> {
+    const session = await auth.api.getSession({ headers });
+    if (!session) return null;
+    return { user: toAuthenticatedUser(session.user), ttl: ttlUntil(session.session.expiresAt) };
+  }
+}
+
+/** The cache lifetime for a credential that expires at `expiresAt` (never past it). */
+function ttlUntil(expiresAt: Date | string | null | undefined): number {
+  if (!expiresAt) return CREDENTIAL_CACHE_MS;
+  const remaining = new Date(expiresAt).getTime() - Date.now();
+  return Math.max(1, Math.min(CREDENTIAL_CACHE_MS, remaining));
 }

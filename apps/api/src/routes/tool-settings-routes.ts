@@ -10,18 +10,40 @@ import {
   ToolSettingsListResponse,
   UpdateToolSettingsBody,
 } from '@mango/shared';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Elysia } from 'elysia';
 import type { ToolSettingsService } from '../services/tools/tool-settings-service';
 import { currentUser } from './authentication';
 
+const listResponseCheck = TypeCompiler.Compile(ToolSettingsListResponse);
+
 export function createToolSettingsRoutes(service: ToolSettingsService) {
+  // The service hands back the same array while a user's settings are
+  // unchanged; its JSON is made (and checked against the contract) once.
+  const listJson = new WeakMap<readonly ToolSettingsDescriptor[], string>();
+  const toJson = (tools: readonly ToolSettingsDescriptor[]): string => {
+    let json = listJson.get(tools);
+    if (json === undefined) {
+      const body: ToolSettingsListResponse = { tools: [...tools] };
+      if (!listResponseCheck.Check(body)) {
+        const first = listResponseCheck.Errors(body).First();
+        throw new Error(
+          `GET /api/settings/tools built a response that breaks its contract at ${first?.path}: ${first?.message}`,
+        );
+      }
+      json = JSON.stringify(body);
+      listJson.set(tools, json);
+    }
+    return json;
+  };
   return new Elysia({ prefix: '/settings/tools' })
     .use(currentUser())
     .get(
       '',
-      async ({ user }): Promise<ToolSettingsListResponse> => ({
-        tools: await service.listToolSettings(user.id),
-      }),
+      async ({ user }) =>
+        new Response(toJson(await service.listToolSettings(user.id)), {
+          headers: { 'content-type': 'application/json' },
+        }),
       {
         response: { 200: ToolSettingsListResponse, 401: ErrorResponse },
         detail: {

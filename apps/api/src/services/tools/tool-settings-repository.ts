@@ -6,7 +6,7 @@
  * database, so concurrent changes (even of different settings) never lose a
  * write and never create a second row.
  */
-import { type Expression, type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type Expression, type RawBuilder, sql } from 'kysely';
 import type { AppDatabase } from '../../db/database';
 import { readBoolean, readTimestamp, writeJson, writeTimestamp } from '../../db/values';
 import type { StoredToolSettings } from './types';
@@ -78,14 +78,17 @@ export function createToolSettingsRepository(
 ): ToolSettingsRepository {
   const { db } = database;
   const merge = mergedParameters(database.kind);
+  const listForUserSql = db
+    .selectFrom('user_tool_settings')
+    .selectAll()
+    .where('user_id', '=', '')
+    .orderBy('tool_name')
+    .compile().sql;
   const keepStoredEnabled: Expression<unknown> = sql`coalesce(${sql.ref('excluded.enabled')}, ${sql.ref('user_tool_settings.enabled')})`;
   return {
     async listForUser(userId) {
-      const rows = await db
-        .selectFrom('user_tool_settings')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .execute();
+      // Every settings read and every chat turn runs this; its SQL is built once.
+      const { rows } = await db.executeQuery<RawRow>(CompiledQuery.raw(listForUserSql, [userId]));
       return new Map(rows.map((raw) => [raw.tool_name, toRow(raw)]));
     },
 

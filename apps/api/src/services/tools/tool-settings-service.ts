@@ -5,6 +5,7 @@
  * defaults, keeping the user's on/off choice); changes are validated strictly.
  */
 import type { ToolSettingsDescriptor } from '@mango/shared';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../../errors';
 import { ToolParameterError, UnknownToolError } from './errors';
 import type { ToolRegistry } from './registry';
@@ -14,8 +15,12 @@ import type { ToolSettingsRepository, ToolSettingsRow } from './tool-settings-re
 import type { RegisteredTool, StoredToolSettings, ToolSettingsUpdate } from './types';
 
 export interface ToolSettingsService {
-  /** Every registered tool with this user's effective settings, in registration order. */
-  listToolSettings(userId: string): Promise<ToolSettingsDescriptor[]>;
+  /**
+   * Every registered tool with this user's effective settings, in registration
+   * order. While the user's rows are unchanged the same (shared, read-only)
+   * array comes back, so callers can memoise what they derive from it.
+   */
+  listToolSettings(userId: string): Promise<readonly ToolSettingsDescriptor[]>;
   /**
    * Validates and saves a change. Throws `UnknownToolError` (404) for a tool
    * that is not registered and an `invalid_tool_settings` ApiError (422) for a
@@ -58,10 +63,29 @@ function describeTool(
   };
 }
 
+/** Identifies the exact stored state of a user's rows: equal fingerprints, equal descriptors. */
+function fingerprintOf(rows: Map<string, ToolSettingsRow>): string {
+  let fingerprint = '';
+  for (const row of rows.values()) {
+    const parameters =
+      typeof row.parameters === 'string' ? row.parameters : JSON.stringify(row.parameters);
+    fingerprint += `${row.toolName}\u0000${row.enabled}\u0000${row.updatedAt}\u0000${parameters}\u0001`;
+  }
+  return fingerprint;
+}
+
+const LIST_CACHE_USERS = 1_000;
+
 export function createToolSettingsService(
   deps: ToolSettingsServiceDependencies,
 ): ToolSettingsService {
   const { registry, repository } = deps;
+  // The descriptors are rebuilt only when the user's rows changed. The rows are
+  // always read, so a change made through another instance is seen at once.
+  const listCache = new LRUCache<
+    string,
+    { fingerprint: string; toolCount: number; tools: readonly ToolSettingsDescriptor[] }
+  >({ max: LIST_CACHE_USERS });
 
   function requireTool(toolName: string): RegisteredTool {
     const tool = registry.get(toolName);
@@ -76,7 +100,15 @@ export function createToolSettingsService(
   return {
     async listToolSettings(userId) {
       const rows = await repository.listForUser(userId);
-      return registry.list().map((tool) => describeTool(tool, rows.get(tool.definition.name)));
+      const fingerprint = fingerprintOf(rows);
+      const registered = registry.list();
+      const cached = listCache.get(userId);
+      if (cached?.fingerprint === fingerprint && cached.toolCount === registered.length) {
+        return cached.tools;
+      }
+      const tools = registered.map((tool) => describeTool(tool, rows.get(tool.definition.name)));
+      listCache.set(userId, { fingerprint, toolCount: registered.length, tools });
+      return tools;
     },
 
     async updateToolSettings(userId, toolName, update) {

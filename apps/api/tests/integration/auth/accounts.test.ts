@@ -96,6 +96,25 @@ describeEachDatabase('accounts', (_kind, current) => {
     expect(await app.auth.authenticate(new Headers())).toBeNull();
   });
 
+  test('after signing out, the old session cookie is refused at once', async () => {
+    const signIn = await app.fetch('/api/auth/sign-in/email', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'admin@example.test', password: TEST_PASSWORD }),
+    });
+    const cookie = cookieFrom(signIn);
+    // Verified (and remembered) once...
+    expect((await app.fetch('/api/settings/tools', { headers: { cookie } })).status).not.toBe(401);
+    const signOut = await app.fetch('/api/auth/sign-out', {
+      method: 'POST',
+      headers: { ...json, cookie, origin: app.url },
+      body: '{}',
+    });
+    expect(signOut.status).toBe(200);
+    // ...and forgotten when the session ends.
+    expect((await app.fetch('/api/settings/tools', { headers: { cookie } })).status).toBe(401);
+  });
+
   test('every other /api route answers 401 in the error format without a user', async () => {
     for (const path of ['/api/settings/tools', '/api/chats', '/api/openapi', '/api/anything']) {
       const response = await app.fetch(path);

@@ -1,0 +1,185 @@
+/**
+ * The settings API's cost: `GET /api/settings/tools` (authenticated, every
+ * built-in tool with its effective settings, read from the database) against a
+ * bare Elysia route on the same runtime, measured in the same run with
+ * autocannon on loopback, on SQLite and on PostgreSQL. Rounds alternate bare
+ * and settings so both see the same machine load. Prints requests per second,
+ * p99 latency and the throughput ratio (target: at least 0.5x the bare route).
+ *
+ *   npm run bench:settings          (DURATION=10 CONNECTIONS=50 ROUNDS=3 npm run bench:settings)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Elysia } from 'elysia';
+import { createApp } from '../apps/api/src/app';
+import { createAuth } from '../apps/api/src/auth/create-auth';
+import { type AppDatabase, type DatabaseConfig, openDatabase } from '../apps/api/src/db/database';
+import { migrateToLatest } from '../apps/api/src/db/migrate';
+import { createLogger } from '../apps/api/src/logger';
+import { startServer } from '../apps/api/src/server';
+import { defaultToolRegistry } from '../apps/api/src/services/tools';
+import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
+
+const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const AUTOCANNON = join(import.meta.dir, '../node_modules/autocannon/autocannon.js');
+
+interface LoadResult {
+  requestsPerSecond: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs autocannon in its own process (node), so the load generator does not share the server's thread. */
+async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
+  const headerArgs = Object.entries(headers).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
+  const child = Bun.spawn(
+    [
+      'node',
+      AUTOCANNON,
+      '--json',
+      '-c',
+      String(CONNECTIONS),
+      '-d',
+      String(DURATION_SECONDS),
+      ...headerArgs,
+      url,
+    ],
+    { stdout: 'pipe', stderr: 'pipe' },
+  );
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (code !== 0) throw new Error(`autocannon failed (${code}): ${stderr}`);
+  const result = JSON.parse(stdout) as {
+    requests: { average: number };
+    latency: { p99: number };
+    errors: number;
+    non2xx: number;
+  };
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+async function signUp(url: string): Promise<{ cookie: string; apiKey: string }> {
+  const response = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Bench',
+      email: 'bench@example.test',
+      password: 'bench password 1',
+    }),
+  });
+  if (!response.ok) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
+  const cookie = response.headers
+    .getSetCookie()
+    .map((value) => value.split(';')[0])
+    .join('; ');
+  const created = await fetch(`${url}/api/auth/api-key/create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, origin: url },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  if (!created.ok) throw new Error(`api key failed: ${created.status} ${await created.text()}`);
+  const { key } = (await created.json()) as { key: string };
+  // A saved setting, so the route merges a real row.
+  await fetch(`${url}/api/settings/tools/get_current_datetime`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ parameters: { defaultTimezone: 'Europe/Lisbon' } }),
+  });
+  return { cookie, apiKey: key };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function benchDatabase(label: string, config: DatabaseConfig): Promise<void> {
+  const database: AppDatabase = openDatabase(config);
+  await migrateToLatest(database);
+  // Request logs are formatted as in production but not written anywhere.
+  const logger = createLogger({ level: 'info', write: () => {} });
+  const auth = createAuth({
+    database,
+    secret: 'bench-secret-bench-secret-bench-secret!!',
+    allowSignup: true,
+  });
+  const server = startServer({
+    app: createApp({ database, auth, toolRegistry: defaultToolRegistry, logger }),
+    database,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const bare = new Elysia().get('/bare', () => 'ok');
+  const bareServer = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request) => bare.handle(request),
+  });
+  try {
+    const { cookie, apiKey } = await signUp(server.url);
+    const settingsUrl = `${server.url}/api/settings/tools`;
+    const check = await fetch(settingsUrl, { headers: { cookie } });
+    const tools = ((await check.json()) as { tools: unknown[] }).tools.length;
+    // Warm-up: JIT, statement caches, connection pools.
+    await load(`http://127.0.0.1:${bareServer.port}/bare`);
+    await load(settingsUrl, { cookie });
+
+    const rounds: { bare: LoadResult; cookie: LoadResult; apiKey: LoadResult }[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      rounds.push({
+        bare: await load(`http://127.0.0.1:${bareServer.port}/bare`),
+        cookie: await load(settingsUrl, { cookie }),
+        apiKey: await load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
+      });
+    }
+    const summarise = (pick: (round: (typeof rounds)[number]) => LoadResult) => ({
+      requestsPerSecond: median(rounds.map((round) => pick(round).requestsPerSecond)),
+      p99Ms: median(rounds.map((round) => pick(round).p99Ms)),
+      failures: rounds.reduce((sum, round) => sum + pick(round).errors + pick(round).non2xx, 0),
+    });
+    const bareSummary = summarise((round) => round.bare);
+    console.log(
+      `\n${label} (${tools} tools in the response, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_SECONDS} s rounds, medians)`,
+    );
+    console.log(
+      `  bare Elysia route              ${bareSummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${bareSummary.p99Ms} ms`,
+    );
+    for (const [name, pick] of [
+      ['settings, session cookie', (round: (typeof rounds)[number]) => round.cookie],
+      ['settings, API key (bearer)', (round: (typeof rounds)[number]) => round.apiKey],
+    ] as const) {
+      const summary = summarise(pick);
+      const ratio = summary.requestsPerSecond / bareSummary.requestsPerSecond;
+      console.log(
+        `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms  ratio ${ratio.toFixed(2)}x (target >= 0.50x)${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
+      );
+    }
+  } finally {
+    await bareServer.stop(true);
+    await server.stop();
+  }
+}
+
+const sqliteDirectory = mkdtempSync(join(tmpdir(), 'mango-bench-'));
+const postgres = await startTestPostgres();
+try {
+  await benchDatabase('SQLite', { kind: 'sqlite', path: join(sqliteDirectory, 'mango.db') });
+  await benchDatabase('PostgreSQL', { kind: 'postgres', url: await postgres.createDatabase() });
+} finally {
+  postgres.stop();
+  rmSync(sqliteDirectory, { recursive: true, force: true });
+}
