@@ -10,8 +10,8 @@ export interface GrepJobSpec {
   jobId: number;
   source: string;
   caseInsensitive: boolean;
-  /** A string every match contains (see required-literal.ts): files without it are never decoded. */
-  requiredLiteral?: string;
+  /** Strings every match contains (see required-literal.ts): files without them are never decoded. */
+  requiredLiterals: string[];
   /** Matches wanted per file; a worker returns one more to say the cap cut the file. */
   perFileLimit: number;
   maxFileSizeBytes: number;

@@ -8,7 +8,7 @@ import type { CompiledGlob } from './glob-pattern';
 import { FileStatus, type GrepTaskResult } from './grep-protocol';
 import type { GrepWorkerPool } from './grep-worker-pool';
 import type { LineMatch } from './match-lines';
-import { requiredLiteralOf } from './required-literal';
+import { requiredLiteralsOf } from './required-literal';
 import { type WalkLimits, walkTree } from './walk-tree';
 
 export interface GrepMatch {
@@ -74,7 +74,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   const job = pool.createJob({
     source: request.source,
     caseInsensitive: request.caseInsensitive,
-    requiredLiteral: requiredLiteralOf(request.source, request.caseInsensitive),
+    requiredLiterals: requiredLiteralsOf(request.source, request.caseInsensitive),
     perFileLimit: request.maxMatchesPerFile,
     maxFileSizeBytes: request.maxFileSizeBytes,
     deadline: limits.deadline,

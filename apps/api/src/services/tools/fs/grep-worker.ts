@@ -33,7 +33,7 @@ let buffer = Buffer.allocUnsafe(0);
 interface CompiledJob {
   jobId: number;
   patterns: LinePatterns;
-  literal?: Buffer;
+  literals: Buffer[];
 }
 let compiled: CompiledJob | undefined;
 
@@ -46,8 +46,7 @@ function compile(job: GrepJobSpec): CompiledJob {
   compiled = {
     jobId: job.jobId,
     patterns: compileLinePatterns(job.source, job.caseInsensitive),
-    literal:
-      job.requiredLiteral === undefined ? undefined : Buffer.from(job.requiredLiteral, 'utf8'),
+    literals: job.requiredLiterals.map((literal) => Buffer.from(literal, 'utf8')),
   };
   return compiled;
 }
@@ -133,17 +132,13 @@ function runTask(message: GrepTaskMessage): GrepTaskResult {
       }
       statuses[index] = FileStatus.scanned;
       const options = { limit: job.perFileLimit, shouldStop };
-      // With a string every match contains, only the lines holding it are decoded and tested.
-      const searched =
-        compiledJob.literal && !isUtf16(bytes)
-          ? searchLinesContaining(
-              bytes,
-              compiledJob.literal,
-              compiledJob.patterns,
-              decodeUtf8,
-              options,
-            )
-          : searchLines(decode(bytes), compiledJob.patterns, options);
+      const { literals, patterns } = compiledJob;
+      const byLiterals = literals.length > 0 && !isUtf16(bytes);
+      // A file without every required string cannot match: it is never decoded.
+      if (byLiterals && !literals.every((literal) => bytes.indexOf(literal) !== -1)) continue;
+      const searched = byLiterals
+        ? searchLinesContaining(bytes, literals, patterns, decodeUtf8, options)
+        : searchLines(decode(bytes), patterns, options);
       if (searched.matches.length > 0 || searched.slowLines.length > 0) {
         found.push({ index, matches: searched.matches, slowLines: searched.slowLines });
       }

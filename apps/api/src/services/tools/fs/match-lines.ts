@@ -99,22 +99,24 @@ function testOneLine(
 }
 
 /**
- * Below this many bytes per hit, testing hit lines one by one costs more than
- * one pass over the decoded rest of the file, and the search switches to it.
+ * Below this many bytes per candidate line, testing candidates one by one
+ * costs more than one pass over the decoded rest of the file, and the search
+ * switches to it.
  */
-const DENSE_BYTES_PER_HIT = 2048;
-const HITS_BEFORE_DENSITY_CHECK = 16;
+const DENSE_BYTES_PER_CANDIDATE = 2048;
+const CANDIDATES_BEFORE_DENSITY_CHECK = 16;
 
 /**
- * Searches raw bytes for lines holding `literal` (a string every match must
- * contain): only those lines are decoded and tested, so a file where the
- * string is rare is never decoded whole. Where it is common, the rest of the
- * file is decoded and searched in one pass instead. Either way: exactly the
- * lines testing every line would find.
+ * Searches raw bytes for lines holding every one of `literals` (strings every
+ * match must contain; the first is searched for, the others checked in its
+ * lines): only those lines are decoded and tested, so a file where they are
+ * rare is never decoded whole. Where candidate lines are common, the rest of
+ * the file is decoded and searched in one pass instead. Either way: exactly
+ * the lines testing every line would find.
  */
 export function searchLinesContaining(
   bytes: Buffer,
-  literal: Buffer,
+  literals: readonly Buffer[],
   patterns: LinePatterns,
   decode: (bytes: Buffer) => string,
   options: LineSearchOptions,
@@ -135,25 +137,35 @@ export function searchLinesContaining(
     }
     return cursorLine;
   };
+  const [first, ...others] = literals;
+  if (first === undefined) throw new Error('searchLinesContaining needs at least one literal');
   let from = 0;
-  let hits = 0;
+  let candidates = 0;
   while (from < length) {
     if (shouldStop?.()) {
       result.stopped = true;
       break;
     }
-    const hit = bytes.indexOf(literal, from);
+    const hit = bytes.indexOf(first, from);
     if (hit === -1) break;
     const lineStart = hit === 0 ? 0 : bytes.lastIndexOf(10, hit - 1) + 1;
     let lineEnd = bytes.indexOf(10, hit);
     if (lineEnd === -1) lineEnd = length;
+    from = lineEnd + 1;
+    if (others.length > 0) {
+      const lineBytes = bytes.subarray(lineStart, lineEnd);
+      if (!others.every((literal) => lineBytes.indexOf(literal) !== -1)) continue;
+    }
     const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
     const contentStart = lineStart === 0 ? bomLength : lineStart;
     const line = decode(bytes.subarray(contentStart, Math.max(contentStart, contentEnd)));
     if (testOneLine(patterns.single, line, () => lineNumberAt(lineStart), result, limit)) break;
-    from = lineEnd + 1;
-    hits++;
-    if (hits >= HITS_BEFORE_DENSITY_CHECK && from < length && from / hits < DENSE_BYTES_PER_HIT) {
+    candidates++;
+    if (
+      candidates >= CANDIDATES_BEFORE_DENSITY_CHECK &&
+      from < length &&
+      from / candidates < DENSE_BYTES_PER_CANDIDATE
+    ) {
       const rest = searchLines(decode(bytes.subarray(from)), patterns, {
         limit: limit - result.matches.length,
         shouldStop,

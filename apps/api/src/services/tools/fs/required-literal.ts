@@ -1,8 +1,8 @@
 /**
- * The longest plain string every match of a regular expression must contain,
- * when one can be read off the pattern safely. grep's workers look for its
- * bytes first: a file without them cannot match and is never decoded, and in
- * a file with them only the lines holding them are decoded and tested.
+ * Plain strings every match of a regular expression must contain, when they
+ * can be read off the pattern safely. grep's workers look for their bytes
+ * first: a file without all of them cannot match and is never decoded, and in
+ * a file with them only the lines holding them all are decoded and tested.
  * Anything this reader does not fully understand ends the current run of
  * plain characters, so it can miss a literal but never invent one.
  */
@@ -45,12 +45,11 @@ function isPlainCharacter(character: string): boolean {
 }
 
 /**
- * The longest run of plain characters that every match contains, or undefined
- * (case-insensitive patterns, top-level alternation, or no run of at least
- * three characters).
+ * Every run of at least three plain characters that each match contains,
+ * longest first (none for case-insensitive patterns or top-level alternation).
  */
-export function requiredLiteralOf(source: string, caseInsensitive: boolean): string | undefined {
-  if (caseInsensitive) return undefined;
+export function requiredLiteralsOf(source: string, caseInsensitive: boolean): string[] {
+  if (caseInsensitive) return [];
   const runs: string[] = [];
   let run = '';
   const endRun = () => {
@@ -62,7 +61,7 @@ export function requiredLiteralOf(source: string, caseInsensitive: boolean): str
     const character = source[index] as string;
     let literal: string | undefined;
     let next = index + 1;
-    if (character === '|') return undefined;
+    if (character === '|') return [];
     if (character === '\\') {
       const escaped = source[index + 1];
       next = index + 2;
@@ -94,9 +93,12 @@ export function requiredLiteralOf(source: string, caseInsensitive: boolean): str
     index = next;
   }
   endRun();
-  const longest = runs.reduce(
-    (best, candidate) => (candidate.length > best.length ? candidate : best),
-    '',
-  );
-  return longest.length >= MIN_LITERAL_LENGTH ? longest : undefined;
+  return runs
+    .filter((candidate) => candidate.length >= MIN_LITERAL_LENGTH)
+    .sort((left, right) => right.length - left.length);
+}
+
+/** The longest of `requiredLiteralsOf`, or undefined. */
+export function requiredLiteralOf(source: string, caseInsensitive: boolean): string | undefined {
+  return requiredLiteralsOf(source, caseInsensitive)[0];
 }

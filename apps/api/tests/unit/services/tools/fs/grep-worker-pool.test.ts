@@ -4,6 +4,7 @@ import {
   createGrepWorkerPool,
   type GrepWorkerPool,
 } from '../../../../../src/services/tools/fs/grep-worker-pool';
+import { requiredLiteralsOf } from '../../../../../src/services/tools/fs/required-literal';
 import { createTempTree, type TempTree } from '../../../../support/temp-tree';
 
 let tree: TempTree;
@@ -27,6 +28,7 @@ const job = (source: string, deadlineMs = 60_000) =>
   pool.createJob({
     source,
     caseInsensitive: false,
+    requiredLiterals: requiredLiteralsOf(source, false),
     perFileLimit: 10,
     maxFileSizeBytes: 1024 * 1024,
     deadline: Date.now() + deadlineMs,

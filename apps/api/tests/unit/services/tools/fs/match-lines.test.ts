@@ -6,7 +6,7 @@ import {
   searchLines,
   searchLinesContaining,
 } from '../../../../../src/services/tools/fs/match-lines';
-import { requiredLiteralOf } from '../../../../../src/services/tools/fs/required-literal';
+import { requiredLiteralsOf } from '../../../../../src/services/tools/fs/required-literal';
 
 function lines(text: string, source: string, limit = 100, caseInsensitive = false) {
   return searchLines(text, compileLinePatterns(source, caseInsensitive), { limit }).matches.map(
@@ -115,12 +115,12 @@ describe('line semantics', () => {
 describe('searching bytes for the lines that hold a required literal', () => {
   const decode = (line: Buffer) => line.toString('utf8');
   function byLiteral(text: string | Buffer, source: string, limit = 100) {
-    const literal = requiredLiteralOf(source, false);
-    if (literal === undefined) throw new Error(`no literal in ${source}`);
+    const literals = requiredLiteralsOf(source, false);
+    if (literals.length === 0) throw new Error(`no literal in ${source}`);
     const bytes = typeof text === 'string' ? Buffer.from(text) : text;
     return searchLinesContaining(
       bytes,
-      Buffer.from(literal),
+      literals.map((literal) => Buffer.from(literal)),
       compileLinePatterns(source, false),
       decode,
       { limit },
@@ -160,7 +160,12 @@ describe('searching bytes for the lines that hold a required literal', () => {
           : 'other',
     );
     const text = `${lines.join('\r\n')}\n`;
-    for (const source of ['function (get|set)\\w+Async\\(', 'function', 'Async\\(x\\)$']) {
+    for (const source of [
+      'function (get|set)\\w+Async\\(',
+      'function',
+      'Async\\(x\\)$',
+      'function \\w+Async\\(x',
+    ]) {
       expect(byLiteral(text, source, 1000)).toEqual(reference(text, source));
     }
     expect(byLiteral(text, 'function', 150).length).toBe(151);

@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { requiredLiteralOf } from '../../../../../src/services/tools/fs/required-literal';
+import {
+  requiredLiteralOf,
+  requiredLiteralsOf,
+} from '../../../../../src/services/tools/fs/required-literal';
 
 describe('requiredLiteralOf', () => {
   const cases: Array<[string, string | undefined]> = [
@@ -33,6 +36,15 @@ describe('requiredLiteralOf', () => {
       expect(requiredLiteralOf(source, false)).toBe(expected);
     });
   }
+
+  test('every required run, longest first', () => {
+    expect(requiredLiteralsOf('function (get|set)\\w+Async\\(', false)).toEqual([
+      'function ',
+      'Async(',
+    ]);
+    expect(requiredLiteralsOf('a\\d+bcd\\s+efgh', false)).toEqual(['efgh', 'bcd']);
+    expect(requiredLiteralsOf('x|yyyy', false)).toEqual([]);
+  });
 
   test('no literal for case-insensitive patterns', () => {
     expect(requiredLiteralOf('deprecatedHelper', true)).toBeUndefined();
