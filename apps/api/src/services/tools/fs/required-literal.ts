@@ -45,8 +45,9 @@ function isPlainCharacter(character: string): boolean {
 }
 
 /**
- * Every run of at least three plain characters that each match contains,
- * longest first (none for case-insensitive patterns or top-level alternation).
+ * Every run of at least three plain characters that each match contains, the
+ * most selective first (rarest character, then length); none for
+ * case-insensitive patterns or top-level alternation.
  */
 export function requiredLiteralsOf(source: string, caseInsensitive: boolean): string[] {
   if (caseInsensitive) return [];
@@ -95,10 +96,52 @@ export function requiredLiteralsOf(source: string, caseInsensitive: boolean): st
   endRun();
   return runs
     .filter((candidate) => candidate.length >= MIN_LITERAL_LENGTH)
-    .sort((left, right) => right.length - left.length);
+    .map((candidate) => ({ candidate, rarity: rarityOf(candidate) }))
+    .sort(
+      (left, right) => left.rarity - right.rarity || right.candidate.length - left.candidate.length,
+    )
+    .map((entry) => entry.candidate);
 }
 
-/** The longest of `requiredLiteralsOf`, or undefined. */
+/**
+ * Rough frequencies (per 1000 bytes) of characters in source code and prose.
+ * A literal is as selective as its rarest character: that one decides how
+ * often the search stops on a line that cannot match.
+ */
+const FREQUENCY_GROUPS: Array<[string, number]> = [
+  [' ', 150],
+  ['e', 60],
+  ['t', 50],
+  ['aoinsr', 40],
+  ['lcdu', 25],
+  ['pmhgf', 15],
+  ['().,;={}\'":', 15],
+  ['_/', 10],
+  ['bywvk0123456789-', 8],
+  ['xjqz', 2],
+];
+const FREQUENCY = new Map<string, number>();
+for (const [characters, frequency] of FREQUENCY_GROUPS) {
+  for (const character of characters) FREQUENCY.set(character, frequency);
+}
+
+function frequencyOf(character: string): number {
+  const known = FREQUENCY.get(character);
+  if (known !== undefined) return known;
+  const lower = character.toLowerCase();
+  // Capitals are rarer than their lower-case letters; other symbols and non-ASCII text are rare.
+  if (lower !== character && FREQUENCY.has(lower))
+    return Math.max(1, (FREQUENCY.get(lower) as number) / 5);
+  return 3;
+}
+
+function rarityOf(literal: string): number {
+  let rarest = Number.POSITIVE_INFINITY;
+  for (const character of literal) rarest = Math.min(rarest, frequencyOf(character));
+  return rarest;
+}
+
+/** The most selective of `requiredLiteralsOf`, or undefined. */
 export function requiredLiteralOf(source: string, caseInsensitive: boolean): string | undefined {
   return requiredLiteralsOf(source, caseInsensitive)[0];
 }

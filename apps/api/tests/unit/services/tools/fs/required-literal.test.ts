@@ -7,9 +7,9 @@ import {
 describe('requiredLiteralOf', () => {
   const cases: Array<[string, string | undefined]> = [
     ['deprecatedHelper', 'deprecatedHelper'],
-    ['function (get|set)\\w+Async\\(', 'function '],
+    ['function (get|set)\\w+Async\\(', 'Async('],
     ['\\w+Handler\\(', 'Handler('],
-    ['export (async )?function', 'function'],
+    ['export (async )?function', 'export '],
     ['colou?r', 'colo'],
     ['ab*cdef', 'cdef'],
     ['abc+', undefined],
@@ -37,12 +37,13 @@ describe('requiredLiteralOf', () => {
     });
   }
 
-  test('every required run, longest first', () => {
+  test('every required run, the rarest character first, then the longest', () => {
     expect(requiredLiteralsOf('function (get|set)\\w+Async\\(', false)).toEqual([
-      'function ',
       'Async(',
+      'function ',
     ]);
-    expect(requiredLiteralsOf('a\\d+bcd\\s+efgh', false)).toEqual(['efgh', 'bcd']);
+    expect(requiredLiteralsOf('a\\d+bcd\\s+efgh', false)).toEqual(['bcd', 'efgh']);
+    expect(requiredLiteralsOf('x\\d+ etat\\s+ette', false)).toEqual([' etat', 'ette']);
     expect(requiredLiteralsOf('x|yyyy', false)).toEqual([]);
   });
 
