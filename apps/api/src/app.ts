@@ -58,6 +58,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     toolSettings: createToolSettingsService({
       registry: deps.toolRegistry ?? defaultToolRegistry,
       repository: createToolSettingsRepository(deps.database, now),
+      changes: deps.database.changes,
     }),
   };
 }

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   // No tool may read or change the server's own files (database, auth secret, images).
   protectServerPaths([config.dataDir]);
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, { logger });
   const applied = await migrateToLatest(database);
   logger.info('database ready', {
     database: database.kind,

@@ -9,8 +9,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { Logger } from '../logger';
 import { createKeyedMutex } from '../services/tools/freshness-ledger';
 import { createBunSqliteDialect } from './bun-sqlite-dialect';
+import { type ChangeFeed, createLocalChangeFeed, createPostgresChangeFeed } from './change-feed';
 import type { DatabaseKind } from './column-types';
 import type { DatabaseSchema } from './schema';
 
@@ -29,6 +31,8 @@ export interface AppDatabase {
    * is an advisory lock, so it also holds against other API instances.
    */
   withLock<T>(key: string, task: () => Promise<T>): Promise<T>;
+  /** "This changed" signals between the instances sharing this database, for their caches. */
+  changes: ChangeFeed;
   /** Finishes queries in flight and closes every connection. */
   close(): Promise<void>;
 }
@@ -56,19 +60,24 @@ const postgresTypes: pg.CustomTypesConfig = {
 
 /**
  * An embedded SQLite file is served by one process (scale-out is PostgreSQL's
- * job), so a process-wide lock per file is enough; it is shared by every
- * handle this process opens on the file.
+ * job), so a process-wide lock and change feed per file are enough.
  */
-const sqliteLocks = new Map<string, ReturnType<typeof createKeyedMutex>>();
+interface SqliteFileShared {
+  withLock: ReturnType<typeof createKeyedMutex>;
+  changes: ChangeFeed;
+}
 
-function sqliteLockFor(path: string): ReturnType<typeof createKeyedMutex> {
-  const key = path === ':memory:' ? `:memory:${sqliteLocks.size}` : resolve(path);
-  let lock = sqliteLocks.get(key);
-  if (!lock) {
-    lock = createKeyedMutex();
-    sqliteLocks.set(key, lock);
+const sqliteFiles = new Map<string, SqliteFileShared>();
+
+/** The lock and change feed of a SQLite file, shared by every handle this process opens on it. */
+function sharedForSqliteFile(path: string): SqliteFileShared {
+  const key = path === ':memory:' ? `:memory:${sqliteFiles.size}` : resolve(path);
+  let shared = sqliteFiles.get(key);
+  if (!shared) {
+    shared = { withLock: createKeyedMutex(), changes: createLocalChangeFeed() };
+    sqliteFiles.set(key, shared);
   }
-  return lock;
+  return shared;
 }
 
 function openSqlite(path: string): AppDatabase {
@@ -95,12 +104,12 @@ function openSqlite(path: string): AppDatabase {
   return {
     kind: 'sqlite',
     db,
-    withLock: sqliteLockFor(path),
+    ...sharedForSqliteFile(path),
     close: () => db.destroy(),
   };
 }
 
-function openPostgres(url: string, poolSize = 10): AppDatabase {
+function openPostgres(url: string, poolSize = 10, logger?: Logger): AppDatabase {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: postgresTypes });
   // Advisory locks are held by a session, so a lock holder keeps its
   // connection until it unlocks. They get their own small pool: work done
@@ -118,6 +127,13 @@ function openPostgres(url: string, poolSize = 10): AppDatabase {
   lockPool.on('error', logIdleError);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   const localLock = createKeyedMutex();
+  const changes = createPostgresChangeFeed({
+    url,
+    notify: async (channel, key) => {
+      await pool.query('SELECT pg_notify($1, $2)', [channel, key]);
+    },
+    ...(logger ? { logger } : {}),
+  });
   return {
     kind: 'postgres',
     db,
@@ -143,15 +159,20 @@ function openPostgres(url: string, poolSize = 10): AppDatabase {
           client.release(broken);
         }
       }),
+    changes,
     close: async () => {
+      await changes.close();
       await db.destroy();
       await lockPool.end();
     },
   };
 }
 
-export function openDatabase(config: DatabaseConfig): AppDatabase {
+export function openDatabase(
+  config: DatabaseConfig,
+  options: { logger?: Logger } = {},
+): AppDatabase {
   return config.kind === 'sqlite'
     ? openSqlite(config.path)
-    : openPostgres(config.url, config.poolSize);
+    : openPostgres(config.url, config.poolSize, options.logger);
 }

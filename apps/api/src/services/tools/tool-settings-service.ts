@@ -6,6 +6,7 @@
  */
 import type { ToolSettingsDescriptor } from '@mango/shared';
 import { LRUCache } from 'lru-cache';
+import type { ChangeFeed } from '../../db/change-feed';
 import { ApiError } from '../../errors';
 import { ToolParameterError, UnknownToolError } from './errors';
 import type { ToolRegistry } from './registry';
@@ -40,7 +41,12 @@ export interface ToolSettingsService {
 export interface ToolSettingsServiceDependencies {
   registry: ToolRegistry;
   repository: ToolSettingsRepository;
+  /** Change signals between instances; without it every list reads the database. */
+  changes?: ChangeFeed;
 }
+
+/** The change channel for a user's tool settings (the key is the user id). */
+export const TOOL_SETTINGS_CHANNEL = 'user_tool_settings';
 
 function describeTool(
   tool: RegisteredTool,
@@ -75,17 +81,42 @@ function fingerprintOf(rows: Map<string, ToolSettingsRow>): string {
 }
 
 const LIST_CACHE_USERS = 1_000;
+/** Bounds how long an edit made outside the API (by hand in the database) can go unseen. */
+const LIST_CACHE_TTL_MS = 60_000;
+
+interface CachedList {
+  fingerprint: string;
+  toolCount: number;
+  tools: readonly ToolSettingsDescriptor[];
+  /** Read while the change feed was live and no change arrived meanwhile: usable without a read. */
+  trusted: boolean;
+}
 
 export function createToolSettingsService(
   deps: ToolSettingsServiceDependencies,
 ): ToolSettingsService {
   const { registry, repository } = deps;
-  // The descriptors are rebuilt only when the user's rows changed. The rows are
-  // always read, so a change made through another instance is seen at once.
-  const listCache = new LRUCache<
-    string,
-    { fingerprint: string; toolCount: number; tools: readonly ToolSettingsDescriptor[] }
-  >({ max: LIST_CACHE_USERS });
+  // A user's list is served from memory while the change feed vouches for it
+  // (any instance that writes a user's settings signals it); otherwise the
+  // rows are read and the list is rebuilt only when they differ.
+  const listCache = new LRUCache<string, CachedList>({
+    max: LIST_CACHE_USERS,
+    ttl: LIST_CACHE_TTL_MS,
+  });
+  const generations = new Map<string, number>();
+  let resets = 0;
+  const forget = (userId: string) => {
+    listCache.delete(userId);
+    generations.set(userId, (generations.get(userId) ?? 0) + 1);
+  };
+  deps.changes?.subscribe(TOOL_SETTINGS_CHANNEL, {
+    onChange: forget,
+    onReset: () => {
+      listCache.clear();
+      generations.clear();
+      resets += 1;
+    },
+  });
 
   function requireTool(toolName: string): RegisteredTool {
     const tool = registry.get(toolName);
@@ -99,15 +130,26 @@ export function createToolSettingsService(
 
   return {
     async listToolSettings(userId) {
-      const rows = await repository.listForUser(userId);
-      const fingerprint = fingerprintOf(rows);
       const registered = registry.list();
       const cached = listCache.get(userId);
-      if (cached?.fingerprint === fingerprint && cached.toolCount === registered.length) {
-        return cached.tools;
-      }
-      const tools = registered.map((tool) => describeTool(tool, rows.get(tool.definition.name)));
-      listCache.set(userId, { fingerprint, toolCount: registered.length, tools });
+      const live = deps.changes?.isLive() ?? false;
+      if (live && cached?.trusted && cached.toolCount === registered.length) return cached.tools;
+      const generation = generations.get(userId) ?? 0;
+      const resetsBefore = resets;
+      const rows = await repository.listForUser(userId);
+      const fingerprint = fingerprintOf(rows);
+      const tools =
+        cached?.fingerprint === fingerprint && cached.toolCount === registered.length
+          ? cached.tools
+          : registered.map((tool) => describeTool(tool, rows.get(tool.definition.name)));
+      const unchangedMeanwhile =
+        (generations.get(userId) ?? 0) === generation && resets === resetsBefore;
+      listCache.set(userId, {
+        fingerprint,
+        toolCount: registered.length,
+        tools,
+        trusted: live && unchangedMeanwhile && (deps.changes?.isLive() ?? false),
+      });
       return tools;
     },
 
@@ -138,6 +180,11 @@ export function createToolSettingsService(
       const row = await repository.upsert(userId, toolName, {
         ...(update.enabled === undefined ? {} : { enabled: update.enabled }),
         ...(parameters === undefined ? {} : { parameters }),
+      });
+      // This instance forgets at once; the others when the signal reaches them.
+      forget(userId);
+      await deps.changes?.notify(TOOL_SETTINGS_CHANNEL, userId).catch(() => {
+        // The write stands; other instances see it when their entry expires.
       });
       return describeTool(tool, row);
     },

@@ -1,0 +1,78 @@
+import { expect, test } from 'bun:test';
+import { openDatabase } from '../../../../src/db/database';
+import { createToolRegistry } from '../../../../src/services/tools/registry';
+import { createToolSettingsRepository } from '../../../../src/services/tools/tool-settings-repository';
+import { createToolSettingsService } from '../../../../src/services/tools/tool-settings-service';
+import { alwaysOnProbeTool, switchableProbeTool } from '../../../support/probe-tools';
+import { describeEachDatabase } from '../../../support/test-databases';
+import { insertTestUser } from '../../../support/test-rows';
+
+const registry = createToolRegistry();
+registry.register(switchableProbeTool);
+registry.register(alwaysOnProbeTool);
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await Bun.sleep(10);
+  }
+}
+
+describeEachDatabase('tool settings service', (_kind, current) => {
+  const serviceFor = (database = current().database) =>
+    createToolSettingsService({
+      registry,
+      repository: createToolSettingsRepository(database),
+      changes: database.changes,
+    });
+
+  test('an unchanged list is served as the same array; a change gives a new one', async () => {
+    const userId = await insertTestUser(current().database);
+    const service = serviceFor();
+    const first = await service.listToolSettings(userId);
+    expect(await service.listToolSettings(userId)).toBe(first);
+    await service.updateToolSettings(userId, 'switchable_probe', { parameters: { limit: 3 } });
+    const after = await service.listToolSettings(userId);
+    expect(after).not.toBe(first);
+    expect(after.find((tool) => tool.name === 'switchable_probe')?.parameters.limit).toBe(3);
+  });
+
+  test('a change made through another instance is seen by this one', async () => {
+    const { config, database } = current();
+    const userId = await insertTestUser(database);
+    const here = serviceFor();
+    const otherDatabase = openDatabase(config);
+    try {
+      const there = serviceFor(otherDatabase);
+      await waitFor(async () => database.changes.isLive() && otherDatabase.changes.isLive());
+      const limitHere = async () =>
+        (await here.listToolSettings(userId)).find((tool) => tool.name === 'switchable_probe')
+          ?.parameters.limit;
+      expect(await limitHere()).toBe(10);
+      expect(await limitHere()).toBe(10);
+      await there.updateToolSettings(userId, 'switchable_probe', { parameters: { limit: 77 } });
+      await waitFor(async () => (await limitHere()) === 77);
+      await there.updateToolSettings(userId, 'switchable_probe', { enabled: false });
+      await waitFor(async () =>
+        (await here.listToolSettings(userId)).some(
+          (tool) => tool.name === 'switchable_probe' && !tool.enabled,
+        ),
+      );
+    } finally {
+      await otherDatabase.close();
+    }
+  });
+
+  test('getEnabledToolRuntime reads the user settings from the database', async () => {
+    const userId = await insertTestUser(current().database);
+    const service = serviceFor();
+    await service.updateToolSettings(userId, 'switchable_probe', { enabled: false });
+    const runtime = await service.getEnabledToolRuntime(userId);
+    expect(runtime.definitions.map((definition) => definition.name)).toEqual(['always_on_probe']);
+    expect(runtime.settings.get('switchable_probe')).toEqual({
+      enabled: false,
+      parameters: { limit: 10, mode: 'fast' },
+    });
+  });
+});
