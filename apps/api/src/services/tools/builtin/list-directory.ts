@@ -5,7 +5,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { parseToolArguments } from '../arg-parsing';
-import { NotFoundError, ToolArgumentError } from '../errors';
+import { NotFoundError, ToolArgumentError, ToolExecutionError } from '../errors';
 import { PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { createPathFilter, resolveAndValidatePath } from '../path-policy';
 import { registerTool } from '../registry';
@@ -85,7 +85,17 @@ export async function listDirectory(
   const base = resolved.realPath === '/' ? '' : resolved.realPath;
   // An entry the path policy refuses (a denied sub-directory) is not shown; a symbolic
   // link is shown as a link, whatever it points to, since its target is not listed.
-  const visible = (await readdir(resolved.realPath, { withFileTypes: true }))
+  let listed: Dirent[];
+  try {
+    listed = await readdir(resolved.realPath, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    throw new ToolExecutionError(
+      `Directory "${input}" could not be read (${typeof code === 'string' ? code : String(error)}): the server's user may lack permission to list it.`,
+      { cause: error },
+    );
+  }
+  const visible = listed
     .filter((entry) => isAllowed(`${base}/${entry.name}`))
     .map((entry) => ({ name: entry.name, type: typeOf(entry) }))
     .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
