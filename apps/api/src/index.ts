@@ -59,8 +59,6 @@ async function main(): Promise<void> {
     logger,
   });
   const server = startServer({ app, database, logger, host: config.host, port: config.port });
-  logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
-
   const shutdown = async (signal: string) => {
     logger.info('shutting down: finishing requests in flight, then closing the database', {
       signal,
@@ -74,6 +72,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // Announced only once a stop signal is handled: whoever waits for this line may stop us at once.
+  logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTestPostgres } from '../support/postgres-server';
@@ -53,4 +53,66 @@ test('an invalid setting stops the server at start-up with a message naming the 
   await expect(
     startServerProcess({ DATABASE_URL: 'mysql://nope' }, { timeoutMs: 10_000 }),
   ).rejects.toThrow(/DATABASE_URL must be a PostgreSQL URL/);
+}, 30_000);
+
+test('a restart keeps accounts, sessions (the generated secret is kept, owner-only) and settings', async () => {
+  const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-restart-'));
+  try {
+    const first = await startServerProcess({}, { cwd: workingDirectory });
+    let cookie = '';
+    try {
+      const signUp = await fetch(`${first.url}/api/auth/sign-up/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'R', email: 'r@example.test', password: 'a long passphrase' }),
+      });
+      expect(signUp.status).toBe(200);
+      cookie = signUp.headers
+        .getSetCookie()
+        .map((value) => value.split(';')[0])
+        .join('; ');
+      const put = await fetch(`${first.url}/api/settings/tools/get_current_datetime`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify({ enabled: false, parameters: { defaultLocale: 'pt-BR' } }),
+      });
+      expect(put.status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    const secretFile = join(workingDirectory, 'data', 'auth-secret');
+    expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+    const secret = readFileSync(secretFile, 'utf8');
+
+    const second = await startServerProcess({}, { cwd: workingDirectory });
+    try {
+      const response = await fetch(`${second.url}/api/settings/tools`, { headers: { cookie } });
+      expect(response.status).toBe(200);
+      const { tools } = (await response.json()) as {
+        tools: { name: string; enabled: boolean; parameters: Record<string, unknown> }[];
+      };
+      expect(tools.find((tool) => tool.name === 'get_current_datetime')).toMatchObject({
+        enabled: false,
+        parameters: { defaultLocale: 'pt-BR' },
+      });
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+    expect(readFileSync(secretFile, 'utf8')).toBe(secret);
+  } finally {
+    rmSync(workingDirectory, { recursive: true, force: true });
+  }
+}, 60_000);
+
+test('settings are read from a .env file in the directory the server starts in', async () => {
+  const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-dotenv-'));
+  try {
+    writeFileSync(join(workingDirectory, '.env'), 'MANGO_DATA_DIR=./from-dotenv\n');
+    const server = await startServerProcess({}, { cwd: workingDirectory });
+    expect(await server.stop()).toBe(0);
+    expect(existsSync(join(workingDirectory, 'from-dotenv', 'mango.db'))).toBe(true);
+    expect(existsSync(join(workingDirectory, 'data'))).toBe(false);
+  } finally {
+    rmSync(workingDirectory, { recursive: true, force: true });
+  }
 }, 30_000);
