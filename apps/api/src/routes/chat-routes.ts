@@ -108,7 +108,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
         detail: {
           summary: 'Run a turn; answers text/event-stream with the turn events, ending with done',
           description:
-            'Events: text_delta, reasoning_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, usage, turn_completed, error, tool_result, iteration_limit, done. Closing the connection cancels the turn.',
+            'Events: text_delta, reasoning_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, tool_call_progress, usage, turn_completed, error, tool_result, iteration_limit, done. Closing the connection cancels the turn.',
         },
       },
     )

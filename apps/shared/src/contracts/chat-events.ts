@@ -6,7 +6,8 @@ import { ProviderMetadata } from './chat-parts';
  * emit the provider events; the turn loop forwards them and adds
  * `tool_result`, `iteration_limit` and `done`; the SSE stream of
  * `POST /api/chats/:id/turns` carries exactly these objects (`event:` is the
- * `type`, `data:` the JSON object).
+ * `type`, `data:` the JSON object). The loop also forwards what a running tool
+ * reports as `tool_call_progress`; progress is streamed, never stored.
  */
 
 export const TextDeltaEvent = Type.Object({
@@ -134,6 +135,28 @@ export const ToolResultEvent = Type.Object({
 });
 export type ToolResultEvent = Static<typeof ToolResultEvent>;
 
+/**
+ * What a running tool reports through `ToolContext.emit` (one image of several
+ * is done, a download is half way): a type the tool chooses, an optional
+ * message for people and optional JSON data.
+ */
+export const ToolProgress = Type.Object({
+  type: Type.String({ minLength: 1 }),
+  message: Type.Optional(Type.String()),
+  data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type ToolProgress = Static<typeof ToolProgress>;
+
+/** A running call's progress; only between its `tool_call_completed` and its `tool_result`. */
+export const ToolCallProgressEvent = Type.Object({
+  type: Type.Literal('tool_call_progress'),
+  toolCallId: Type.String(),
+  name: Type.String(),
+  /** The tool's report as it made it (its own `type` is not the event's). */
+  progress: ToolProgress,
+});
+export type ToolCallProgressEvent = Static<typeof ToolCallProgressEvent>;
+
 /** The loop reached `maxIterations`; the model was asked for a final answer without tools. */
 export const IterationLimitEvent = Type.Object({
   type: Type.Literal('iteration_limit'),
@@ -168,6 +191,7 @@ export const TurnStreamEvent = Type.Union([
   UsageEvent,
   TurnCompletedEvent,
   ErrorEvent,
+  ToolCallProgressEvent,
   ToolResultEvent,
   IterationLimitEvent,
   DoneEvent,

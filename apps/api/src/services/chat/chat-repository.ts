@@ -2,7 +2,9 @@
  * `chats` and `messages` (SPEC §10.3, §13). Every chat query is scoped by its
  * owner, so another user's chat id reads as absent. Messages are stored as
  * parts (JSON) and come back in the order they were written: each append gives
- * its messages strictly increasing timestamps after the chat's last one.
+ * its messages strictly increasing timestamps after the chat's last one. A
+ * running turn stores its messages step by step, rewriting a stored message's
+ * parts as its tool calls finish (`saveMessages`).
  */
 import {
   type ChatMode,
@@ -40,6 +42,18 @@ export type NewChat = Pick<
 >;
 export type ChatChanges = Partial<NewChat>;
 
+export interface NewMessage {
+  role: MessageRole;
+  parts: MessagePart[];
+}
+
+export interface MessageChanges {
+  /** Stored messages of the chat whose parts are replaced (their order stays). */
+  update?: { id: string; parts: MessagePart[] }[];
+  /** New messages, stored after the chat's last one. */
+  append?: NewMessage[];
+}
+
 export interface ChatRepository {
   create(userId: string, chat: NewChat): Promise<ChatRecord>;
   /** The user's chats, most recently active first. */
@@ -49,10 +63,13 @@ export interface ChatRepository {
   delete(userId: string, chatId: string): Promise<boolean>;
   listMessages(chatId: string): Promise<StoredMessage[]>;
   /** Stores messages after the chat's last one, in one transaction, and marks the chat active. */
-  appendMessages(
-    chatId: string,
-    messages: { role: MessageRole; parts: MessagePart[] }[],
-  ): Promise<StoredMessage[]>;
+  appendMessages(chatId: string, messages: NewMessage[]): Promise<StoredMessage[]>;
+  /**
+   * Rewrites the parts of stored messages and appends new ones, in one
+   * transaction (all or nothing); appending marks the chat active. Resolves to
+   * the appended messages. A message id that is not the chat's is refused.
+   */
+  saveMessages(chatId: string, changes: MessageChanges): Promise<StoredMessage[]>;
 }
 
 interface ChatRow {
@@ -114,6 +131,60 @@ export function createChatRepository(
     'created_at',
     'updated_at',
   ] as const;
+
+  const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes) => {
+    const updates = changes.update ?? [];
+    const messages = changes.append ?? [];
+    if (messages.length === 0 && updates.length === 0) return [];
+    return db.transaction().execute(async (transaction) => {
+      for (const update of updates) {
+        const result = await transaction
+          .updateTable('messages')
+          .set({ parts: writeJson(update.parts), updated_at: writeTimestamp(now()) })
+          .where('id', '=', update.id)
+          .where('chat_id', '=', chatId)
+          .executeTakeFirst();
+        // Throwing rolls the whole change back: it was meant for messages this chat no longer has.
+        if (Number(result.numUpdatedRows) === 0)
+          throw new Error(`Message "${update.id}" is not a message of chat "${chatId}".`);
+      }
+      if (messages.length === 0) return [];
+      const last = await transaction
+        .selectFrom('messages')
+        .select((expression) => expression.fn.max('created_at').as('latest'))
+        .where('chat_id', '=', chatId)
+        .executeTakeFirst();
+      const latest = last?.latest ? Date.parse(readTimestamp(last.latest as Date | string)) : 0;
+      // Strictly after the chat's last message, one millisecond apart: order is the write order.
+      const start = Math.max(now(), latest + 1);
+      const stored = messages.map((message, index) => ({
+        id: createMessageId(),
+        chatId,
+        role: message.role,
+        parts: message.parts,
+        createdAt: writeTimestamp(start + index),
+      }));
+      await transaction
+        .insertInto('messages')
+        .values(
+          stored.map((message) => ({
+            id: message.id,
+            chat_id: chatId,
+            role: message.role,
+            parts: writeJson(message.parts),
+            created_at: message.createdAt,
+            updated_at: message.createdAt,
+          })),
+        )
+        .execute();
+      await transaction
+        .updateTable('chats')
+        .set({ updated_at: writeTimestamp(start + messages.length - 1) })
+        .where('id', '=', chatId)
+        .execute();
+      return stored;
+    });
+  };
 
   return {
     async create(userId, chat) {
@@ -210,44 +281,7 @@ export function createChatRepository(
         }));
     },
 
-    async appendMessages(chatId, messages) {
-      if (messages.length === 0) return [];
-      return db.transaction().execute(async (transaction) => {
-        const last = await transaction
-          .selectFrom('messages')
-          .select((expression) => expression.fn.max('created_at').as('latest'))
-          .where('chat_id', '=', chatId)
-          .executeTakeFirst();
-        const latest = last?.latest ? Date.parse(readTimestamp(last.latest as Date | string)) : 0;
-        // Strictly after the chat's last message, one millisecond apart: order is the write order.
-        const start = Math.max(now(), latest + 1);
-        const stored = messages.map((message, index) => ({
-          id: createMessageId(),
-          chatId,
-          role: message.role,
-          parts: message.parts,
-          createdAt: writeTimestamp(start + index),
-        }));
-        await transaction
-          .insertInto('messages')
-          .values(
-            stored.map((message) => ({
-              id: message.id,
-              chat_id: chatId,
-              role: message.role,
-              parts: writeJson(message.parts),
-              created_at: message.createdAt,
-              updated_at: message.createdAt,
-            })),
-          )
-          .execute();
-        await transaction
-          .updateTable('chats')
-          .set({ updated_at: writeTimestamp(start + messages.length - 1) })
-          .where('id', '=', chatId)
-          .execute();
-        return stored;
-      });
-    },
+    appendMessages: (chatId, messages) => saveMessages(chatId, { append: messages }),
+    saveMessages,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Runs a chat's turn end to end: checks the request (chat, model, limits, one
- * turn per chat), stores the user message, replays the stored history to the
- * chosen provider through the turn loop with the user's enabled tools, and
- * stores what the turn produced — also when it failed or was cancelled.
+ * turn per chat), answers the calls a crashed earlier turn left open, stores
+ * the user message, replays the stored history to the chosen provider through
+ * the turn loop with the user's enabled tools, and stores what the turn
+ * produces step by step as it goes — also when it fails or is cancelled.
  * Checks happen in `prepare`, before any event is streamed, so they answer
  * with an HTTP status; `run` never throws: a failure becomes an `error` event.
  */
@@ -24,7 +25,9 @@ import {
 } from './run-chat-turn';
 import type { RunningTurns } from './running-turns';
 import { buildSystemPrompt } from './system-prompt';
+import { createTurnMessageWriter } from './turn-message-writer';
 import { createBuiltinToolset, type TurnToolset } from './turn-toolset';
+import { answerUnansweredToolCalls } from './unanswered-tool-calls';
 
 export interface ChatTurnServiceDeps {
   chats: ChatRepository;
@@ -121,7 +124,15 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           if (event.type === 'done') done = event;
           else onEvent(event);
         };
+        const writer = createTurnMessageWriter(chats, chatId);
         try {
+          // Safe only now: holding the claim, no turn anywhere can still answer these calls.
+          const answered = await answerUnansweredToolCalls(chats, chatId);
+          if (answered.length > 0)
+            deps.logger?.warn('answered the tool calls of an interrupted turn as aborted', {
+              chatId,
+              toolCallIds: answered,
+            });
           const earlier = await chats.listMessages(chatId);
           await chats.appendMessages(chatId, [
             { role: 'user', parts: [{ type: 'text', text: body.content }] },
@@ -158,8 +169,9 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
             maxIterations,
             signal: claim.signal,
             onEvent: forward,
+            checkpoint: writer.save,
           });
-          await chats.appendMessages(chatId, result.messages);
+          await writer.save(result.messages);
           stored = true;
           const changes: Parameters<ChatRepository['update']>[2] = {};
           if (body.model && body.model !== chat.model) changes.model = body.model;
@@ -169,9 +181,9 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           if (done) onEvent(done);
         } catch (error) {
           deps.logger?.error('chat turn failed', { chatId, error });
-          // What the loop produced is stored if it can be; the client learns the turn failed.
-          if (!stored && result.messages.length > 0)
-            await chats.appendMessages(chatId, result.messages).catch(() => {});
+          // What the loop produced since its last checkpoint is stored if it can be; calls left
+          // open are answered by the next turn. The client learns the turn failed.
+          if (!stored) await writer.flush().catch(() => {});
           const event = providerErrorEvent(
             'internal_error',
             `The server failed while running this turn (${error instanceof Error ? error.message : String(error)}). Send the message again.`,

@@ -3,10 +3,17 @@
  * run alone (one at a time, in order). Each call gets exactly one result, even
  * when its arguments are not JSON (not executed: `validation_failed`), when it
  * fails, times out or is cancelled. The call's part is updated with its status,
- * error code and duration; a `tool_result` event is emitted as each finishes.
+ * error code and duration; a `tool_result` event is emitted as each finishes,
+ * after the `tool_call_progress` events the tool reported while it ran.
  */
-import type { ToolCallPart, ToolResultEvent, ToolResultPart } from '@mango/shared';
+import type {
+  ToolCallPart,
+  ToolCallProgressEvent,
+  ToolResultEvent,
+  ToolResultPart,
+} from '@mango/shared';
 import { ToolAbortedError, ToolError, ToolExecutionError } from '../tools/errors';
+import { createToolProgressForwarder } from './tool-call-progress';
 import {
   errorResultContent,
   parseToolCallArguments,
@@ -17,7 +24,7 @@ import type { TurnToolset } from './turn-toolset';
 export interface ExecuteToolCallsOptions {
   toolset: TurnToolset;
   signal: AbortSignal;
-  emit: (event: ToolResultEvent) => void;
+  emit: (event: ToolResultEvent | ToolCallProgressEvent) => void;
   now: () => number;
 }
 
@@ -73,25 +80,37 @@ async function runOne(
       emit,
     );
   const started = now();
+  const progress = createToolProgressForwarder(call, emit);
+  let outcome: { value: unknown } | { error: unknown };
   try {
-    const value = await toolset.execute(
-      { toolCallId: call.toolCallId, name: call.name, args: parsed.value },
-      signal,
-    );
-    const serialized = serializeToolResult(value);
-    const elapsed = Math.max(0, now() - started);
+    outcome = {
+      value: await toolset.execute(
+        { toolCallId: call.toolCallId, name: call.name, args: parsed.value },
+        signal,
+        progress.report,
+      ),
+    };
+  } catch (error) {
+    outcome = { error };
+  } finally {
+    // Closed before the result is emitted: no progress of this call may follow its result.
+    progress.close();
+  }
+  const elapsed = Math.max(0, now() - started);
+  if ('value' in outcome) {
+    const serialized = serializeToolResult(outcome.value);
     return serialized.ok
       ? settleToolCall(call, { content: serialized.content }, elapsed, emit)
       : settleToolCall(call, { error: serialized.error }, elapsed, emit);
-  } catch (error) {
-    const toolError =
-      signal.aborted && !(error instanceof ToolAbortedError)
-        ? new ToolAbortedError(`The call to "${call.name}" was cancelled before it finished.`, {
-            cause: error,
-          })
-        : asToolError(error, call.name);
-    return settleToolCall(call, { error: toolError }, Math.max(0, now() - started), emit);
   }
+  const { error } = outcome;
+  const toolError =
+    signal.aborted && !(error instanceof ToolAbortedError)
+      ? new ToolAbortedError(`The call to "${call.name}" was cancelled before it finished.`, {
+          cause: error,
+        })
+      : asToolError(error, call.name);
+  return settleToolCall(call, { error: toolError }, elapsed, emit);
 }
 
 export async function executeToolCalls(

@@ -7,7 +7,9 @@
  * the turn ends with an `iteration_limit` event. Every call gets a result —
  * failed, unknown, disabled, cancelled or cut off — so the conversation can
  * always continue. Provider failures end the turn with their coded `error`
- * event, keeping everything produced before it.
+ * event, keeping everything produced before it. `checkpoint` lets the caller
+ * store the turn as it goes: once a step's model message is complete (before
+ * its tools run) and once its results are in (before the next model call).
  */
 import type {
   ConversationMessage,
@@ -38,6 +40,12 @@ export interface RunChatTurnOptions {
   signal?: AbortSignal;
   maxOutputTokens?: number;
   onEvent: (event: TurnStreamEvent) => void;
+  /**
+   * Called with everything the turn has added so far (the same list each time,
+   * grown, with tool calls updated as they finish) and awaited before the turn
+   * goes on. A rejection ends the turn by rejecting `runChatTurn`.
+   */
+  checkpoint?: (messages: readonly ConversationMessage[]) => Promise<void>;
   now?: () => number;
 }
 
@@ -135,6 +143,7 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
       });
       break;
     }
+    await options.checkpoint?.(added);
     const results = await executeToolCalls(step.completedCalls, {
       toolset: options.toolset,
       signal,
@@ -143,6 +152,7 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
     });
     record({ role: 'tool', parts: results });
     if (signal.aborted) return finish('cancelled');
+    await options.checkpoint?.(added);
   }
   emit({
     type: 'iteration_limit',

@@ -10,7 +10,7 @@ import type { ProviderToolDefinition } from '../providers/spec';
 import { executeTool } from '../tools/execute';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry';
 import { getEnabledToolRuntime, type SavedToolSettingsByName } from '../tools/runtime';
-import type { StoredToolSettings, ToolCallContext } from '../tools/types';
+import type { StoredToolSettings, ToolCallContext, ToolProgressEvent } from '../tools/types';
 
 export interface ToolCallRequest {
   toolCallId: string;
@@ -21,8 +21,16 @@ export interface ToolCallRequest {
 
 export interface TurnToolset {
   definitions: ProviderToolDefinition[];
-  /** Resolves to the tool's result; rejects with a `ToolError` (anything else counts as `execution_failed`). */
-  execute(call: ToolCallRequest, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Resolves to the tool's result; rejects with a `ToolError` (anything else
+   * counts as `execution_failed`). `onProgress` receives what the tool reports
+   * while it runs (its `ToolContext.emit`).
+   */
+  execute(
+    call: ToolCallRequest,
+    signal: AbortSignal,
+    onProgress?: (event: ToolProgressEvent) => void,
+  ): Promise<unknown>;
   /** Tools whose calls within one step run one at a time rather than concurrently. */
   runsAlone?(name: string): boolean;
 }
@@ -54,10 +62,14 @@ export function createBuiltinToolset(options: BuiltinToolsetOptions): TurnToolse
       description: definition.description,
       parameters: definition.parameters,
     })),
-    execute: (call, signal) =>
-      executeTool(call.name, call.args, { ...options.context, signal }, lookup(saved, call.name), {
-        registry,
-      }),
+    execute: (call, signal, onProgress) =>
+      executeTool(
+        call.name,
+        call.args,
+        { ...options.context, signal, ...(onProgress ? { emit: onProgress } : {}) },
+        lookup(saved, call.name),
+        { registry },
+      ),
     runsAlone: (name) => SEQUENTIAL_TOOLS.has(name),
   };
 }

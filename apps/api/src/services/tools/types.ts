@@ -8,6 +8,7 @@ import type {
   ToolParameterDescriptor,
   ToolParameterOption,
   ToolParameterType,
+  ToolProgress,
 } from '@mango/shared';
 
 // Declared once, as the settings API's TypeBox contracts (apps/shared), and
@@ -123,12 +124,12 @@ export interface FileFreshnessLedger {
   withLock<T>(realPath: string, task: () => Promise<T>): Promise<T>;
 }
 
-/** Progress a long-running tool reports while it works (e.g. one image of several is done). */
-export interface ToolProgressEvent {
-  type: string;
-  message?: string;
-  data?: Record<string, unknown>;
-}
+/**
+ * Progress a long-running tool reports while it works (e.g. one image of several
+ * is done). Declared once, as the `ToolProgress` contract the chat stream carries
+ * inside its `tool_call_progress` events.
+ */
+export type ToolProgressEvent = ToolProgress;
 
 export type ChatMode = 'chat' | 'agent';
 
