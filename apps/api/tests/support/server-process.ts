@@ -1,6 +1,7 @@
 /**
- * Starts the real server entry point (`apps/api/src/index.ts`) as a child
- * process on a free port and waits for its "listening" log line.
+ * Starts the real server entry point (`apps/api/src/index.ts`), or another
+ * entry point that prints its URL the same way, as a child process on a free
+ * port and waits for its "listening" log line.
  */
 import { join } from 'node:path';
 
@@ -17,9 +18,9 @@ export interface ServerProcess {
 
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; entryPoint?: string } = {},
 ): Promise<ServerProcess> {
-  const child = Bun.spawn([process.execPath, ENTRY_POINT], {
+  const child = Bun.spawn([process.execPath, options.entryPoint ?? ENTRY_POINT], {
     cwd: options.cwd,
     // Only what the test names, so a developer's own .env or variables cannot leak in.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },

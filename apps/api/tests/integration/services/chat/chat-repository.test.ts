@@ -92,6 +92,63 @@ describeEachDatabase('chat repository', (_kind, current) => {
     );
   });
 
+  test('saveMessages rewrites stored parts and appends in one transaction; a message of another chat rolls it all back', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    const other = await chats.create(owner, newChat);
+    const running: MessagePart = {
+      type: 'tool_call',
+      toolCallId: 'call_1',
+      name: 'slow',
+      arguments: '{}',
+      status: 'running',
+      durationMs: 0,
+    };
+    const [step] = await chats.saveMessages(chat.id, {
+      append: [{ role: 'assistant', parts: [running] }],
+    });
+    const [foreign] = await chats.appendMessages(other.id, [
+      { role: 'user', parts: [{ type: 'text', text: 'not yours' }] },
+    ]);
+    const finished: MessagePart = { ...running, status: 'succeeded', durationMs: 5 };
+    const answer: MessagePart = {
+      type: 'tool_result',
+      toolCallId: 'call_1',
+      name: 'slow',
+      content: '"ok"',
+      isError: false,
+    };
+
+    await expect(
+      chats.saveMessages(chat.id, {
+        update: [
+          { id: step?.id as string, parts: [finished] },
+          { id: foreign?.id as string, parts: [] },
+        ],
+        append: [{ role: 'tool', parts: [answer] }],
+      }),
+    ).rejects.toThrow(/is not a message of chat/);
+    expect((await chats.listMessages(chat.id)).map((message) => message.parts)).toEqual([
+      [running],
+    ]);
+    expect((await chats.listMessages(other.id))[0]?.parts).toEqual([
+      { type: 'text', text: 'not yours' },
+    ]);
+
+    const appended = await chats.saveMessages(chat.id, {
+      update: [{ id: step?.id as string, parts: [finished] }],
+      append: [{ role: 'tool', parts: [answer] }],
+    });
+    expect(appended.map((message) => message.role)).toEqual(['tool']);
+    const messages = await chats.listMessages(chat.id);
+    expect(messages.map((message) => ({ id: message.id, parts: message.parts }))).toEqual([
+      { id: step?.id as string, parts: [finished] },
+      { id: appended[0]?.id as string, parts: [answer] },
+    ]);
+  });
+
   test('a corrupt parts column reads as no parts instead of failing the chat', async () => {
     const { database } = current();
     const chats = createChatRepository(database);
