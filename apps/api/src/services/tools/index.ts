@@ -18,6 +18,7 @@ export {
   runShellCommand,
   type ShellCommandResult,
 } from './builtin/shell';
+export { createDatabaseFreshnessLedger } from './database-freshness-ledger';
 export * from './errors';
 export { DEFAULT_TOOL_TIMEOUT_SECONDS, executeTool, getToolTimeoutMs } from './execute';
 export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness-ledger';
@@ -50,4 +51,14 @@ export {
   mergeToolSettings,
   normalizeToolParameters,
 } from './settings-policy';
+export {
+  createToolSettingsRepository,
+  type ToolSettingsRepository,
+  type ToolSettingsRow,
+} from './tool-settings-repository';
+export {
+  createToolSettingsService,
+  TOOL_SETTINGS_CHANNEL,
+  type ToolSettingsService,
+} from './tool-settings-service';
 export type * from './types';
