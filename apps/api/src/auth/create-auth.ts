@@ -197,14 +197,16 @@ export function createAuth(options: AuthOptions): AuthService {
       if (request.method === 'POST' && REVOKING_PATH.test(path)) {
         const response = await auth.handler(request);
         verified.clear();
-        return response;
+        return toApiErrorFormat(response);
       }
       // The first-account rule counts users before inserting one; holding a
       // lock across sign-ups (across instances on PostgreSQL) makes that atomic.
       if (request.method === 'POST' && path.startsWith(`${AUTH_BASE_PATH}/sign-up/`)) {
-        return database.withLock('auth:sign-up', () => auth.handler(request));
+        return toApiErrorFormat(
+          await database.withLock('auth:sign-up', () => auth.handler(request)),
+        );
       }
-      return auth.handler(request);
+      return toApiErrorFormat(await auth.handler(request));
     },
     async authenticate(headers) {
       const bearer = readBearer(headers);
@@ -243,6 +245,37 @@ export function createAuth(options: AuthOptions): AuthService {
     if (!session) return null;
     return { user: toAuthenticatedUser(session.user), ttl: ttlUntil(session.session.expiresAt) };
   }
+}
+
+/**
+ * better-auth answers errors as `{ code, message }`; the API's format is
+ * `{ error: { code, message } }` (SPEC §15), with codes in lower case like
+ * every other code here. Status and headers (cookies) are kept.
+ */
+async function toApiErrorFormat(response: Response): Promise<Response> {
+  if (response.ok || !response.headers.get('content-type')?.includes('application/json')) {
+    return response;
+  }
+  const text = await response.text();
+  let body: { code?: unknown; message?: unknown } | undefined;
+  try {
+    body = JSON.parse(text) as { code?: unknown; message?: unknown };
+  } catch {
+    body = undefined;
+  }
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  if (!body || typeof body.message !== 'string' || 'error' in body) {
+    return new Response(text, { status: response.status, headers });
+  }
+  const code =
+    typeof body.code === 'string' && body.code !== ''
+      ? body.code.toLowerCase()
+      : response.statusText.toLowerCase().replace(/\W+/g, '_') || 'auth_error';
+  return new Response(JSON.stringify({ error: { code, message: body.message } }), {
+    status: response.status,
+    headers,
+  });
 }
 
 /** The cache lifetime for a credential that expires at `expiresAt` (never past it). */

@@ -50,7 +50,9 @@ describeEachDatabase('accounts', (_kind, current) => {
       }),
     });
     expect(response.status).toBe(403);
-    expect(JSON.stringify(await response.json())).toContain('MANGO_ALLOW_SIGNUP');
+    expect(await response.json()).toEqual({
+      error: { code: 'signup_disabled', message: expect.stringContaining('MANGO_ALLOW_SIGNUP') },
+    });
   });
 
   test('signing in with the password gives a session that routes accept', async () => {
@@ -70,6 +72,7 @@ describeEachDatabase('accounts', (_kind, current) => {
       body: JSON.stringify({ email: 'admin@example.test', password: 'not the password' }),
     });
     expect(wrong.status).toBe(401);
+    expect((await wrong.json()).error.code).toBe('invalid_email_or_password');
   });
 
   test('an API key created by a signed-in user works as a bearer token; a wrong one does not', async () => {
