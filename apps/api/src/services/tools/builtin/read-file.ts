@@ -7,7 +7,12 @@ import { isUtf8 } from 'node:buffer';
 import { parseToolArguments, requireNonBlank } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
 import { BINARY_SNIFF_BYTES, looksBinaryForTextView } from '../fs/binary';
-import { FileOverCapError, openRegularFile, readAllCapped } from '../fs/capped-read';
+import {
+  FileOverCapError,
+  type LeasedBytes,
+  openRegularFile,
+  readAllCappedLeased,
+} from '../fs/capped-read';
 import { errorCode, missingFileError, requireRegularFile, toToolError } from '../fs/file-errors';
 import { recordFileRead, sha256Hex } from '../fs/freshness';
 import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
@@ -115,7 +120,7 @@ async function readCapped(
   resolved: ResolvedPath,
   context: ToolContext,
   view: ReadFileView,
-): Promise<{ bytes: Buffer; size: number; mtimeMs: number }> {
+): Promise<{ leased: LeasedBytes; size: number; mtimeMs: number }> {
   const cap = view === 'text' ? TEXT_VIEW_MAX_BYTES : BYTE_VIEW_MAX_BYTES;
   let opened: Awaited<ReturnType<typeof openRegularFile>>;
   try {
@@ -127,8 +132,8 @@ async function readCapped(
   const { handle, stats } = opened;
   try {
     if (stats.size > cap) throw capRefusal(resolved, view, stats.size, false);
-    const bytes = await readAllCapped(handle, cap, stats.size);
-    return { bytes, size: stats.size, mtimeMs: stats.mtimeMs };
+    const leased = await readAllCappedLeased(handle, cap, stats.size);
+    return { leased, size: stats.size, mtimeMs: stats.mtimeMs };
   } catch (error) {
     if (error instanceof FileOverCapError) throw capRefusal(resolved, view, stats.size, true);
     throw toToolError(error, resolved);
@@ -212,54 +217,70 @@ export async function readFile(rawArgs: unknown, context: ToolContext): Promise<
   const resolved = await resolveAndValidatePath(args.path, context);
   await requireRegularFile(resolved, context, 'read');
   return context.freshness.withLock(resolved.realPath, async () => {
-    const { bytes, size, mtimeMs } = await readCapped(resolved, context, view);
-    const sha256 = sha256Hex(bytes);
-    const reportedPath = toReportedPath(resolved.absolutePath, context);
-    if (view !== 'text') {
-      await recordFileRead(context.freshness, resolved.realPath, {
-        sha256,
-        size,
-        mtimeMs,
-        totalLines: 0,
-        wholeFile: true,
-      });
-      return {
-        content: view === 'hex' ? bytes.toString('hex') : bytes.toString('base64'),
-        path: reportedPath,
-        size: bytes.length,
-        sha256,
-        totalLines: 0,
-        startLine: 0,
-        endLine: 0,
-        truncated: false,
-        view,
-      };
+    const { leased, size, mtimeMs } = await readCapped(resolved, context, view);
+    // The bytes live in a pooled buffer: everything returned below is a copy of them.
+    try {
+      return await describeRead(leased.bytes, { size, mtimeMs }, resolved, args, view, context);
+    } finally {
+      leased.release();
     }
-    const { window, encoding, eol, note } = textView(bytes, resolved, args);
+  });
+}
+
+async function describeRead(
+  bytes: Buffer,
+  { size, mtimeMs }: { size: number; mtimeMs: number },
+  resolved: ResolvedPath,
+  args: ReadFileArguments,
+  view: ReadFileView,
+  context: ToolContext,
+): Promise<ReadFileResult> {
+  const sha256 = sha256Hex(bytes);
+  const reportedPath = toReportedPath(resolved.absolutePath, context);
+  if (view !== 'text') {
     await recordFileRead(context.freshness, resolved.realPath, {
       sha256,
       size,
       mtimeMs,
-      totalLines: window.totalLines,
-      wholeFile: false,
-      startLine: window.startLine,
-      endLine: window.endLine,
+      totalLines: 0,
+      wholeFile: true,
     });
-    const result: ReadFileResult = {
-      content: window.content,
+    return {
+      content: view === 'hex' ? bytes.toString('hex') : bytes.toString('base64'),
       path: reportedPath,
       size: bytes.length,
       sha256,
-      totalLines: window.totalLines,
-      startLine: window.startLine,
-      endLine: window.endLine,
-      truncated: window.endLine < window.totalLines || window.linesCut,
-      encoding,
-      eol,
+      totalLines: 0,
+      startLine: 0,
+      endLine: 0,
+      truncated: false,
+      view,
     };
-    if (note !== undefined) result.note = note;
-    return result;
+  }
+  const { window, encoding, eol, note } = textView(bytes, resolved, args);
+  await recordFileRead(context.freshness, resolved.realPath, {
+    sha256,
+    size,
+    mtimeMs,
+    totalLines: window.totalLines,
+    wholeFile: false,
+    startLine: window.startLine,
+    endLine: window.endLine,
   });
+  const result: ReadFileResult = {
+    content: window.content,
+    path: reportedPath,
+    size: bytes.length,
+    sha256,
+    totalLines: window.totalLines,
+    startLine: window.startLine,
+    endLine: window.endLine,
+    truncated: window.endLine < window.totalLines || window.linesCut,
+    encoding,
+    eol,
+  };
+  if (note !== undefined) result.note = note;
+  return result;
 }
 
 export const readFileTool: RegisteredTool = {
