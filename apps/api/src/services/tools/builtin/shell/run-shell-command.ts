@@ -31,12 +31,6 @@ export const DEFAULT_DRAIN_MS = 500;
 const TRACKER_INTERVAL_MS = 250;
 /** Runs shorter than this only inspect processes created after the shell (see terminateProcessTree). */
 const RECENT_SCOPE_MAX_MS = 1000;
-/**
- * Output read since the last collection that triggers a full garbage collection.
- * The stream hands over a fresh buffer per read; collecting keeps a command that
- * prints gigabytes from inflating the server's heap while it is read and dropped.
- */
-const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
 export interface ShellSandboxOptions {
   /** The bubblewrap executable. */
@@ -88,28 +82,15 @@ function checkDirectory(cwd: string): void {
   }
 }
 
-function createCollector(): (bytes: number) => void {
-  let sinceCollection = 0;
-  return (bytes) => {
-    sinceCollection += bytes;
-    if (sinceCollection >= COLLECT_EVERY_BYTES) {
-      sinceCollection = 0;
-      Bun.gc(true);
-    }
-  };
-}
-
 async function pump(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   capture: OutputCapture,
-  collect: (bytes: number) => void,
 ): Promise<void> {
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
       capture.push(value);
-      collect(value.byteLength);
     }
   } catch {
     // A cancelled or broken pipe ends the capture; what was read is kept.
@@ -166,13 +147,9 @@ export async function runShellCommand(
   const maxOutputBytes = options.maxOutputBytes;
   const stdout = createOutputCapture(maxOutputBytes, 'stdout');
   const stderr = createOutputCapture(maxOutputBytes, 'stderr');
-  const collect = createCollector();
   const stdoutReader = child.stdout.getReader();
   const stderrReader = child.stderr.getReader();
-  const reading = Promise.all([
-    pump(stdoutReader, stdout, collect),
-    pump(stderrReader, stderr, collect),
-  ]);
+  const reading = Promise.all([pump(stdoutReader, stdout), pump(stderrReader, stderr)]);
   const tracker = createDescendantTracker(child.pid, TRACKER_INTERVAL_MS);
 
   let exited = false;
