@@ -1,0 +1,40 @@
+/** Every `npm run <script>` the README names exists, and every path its Layout names is there. */
+import { describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const repoRoot = resolve(import.meta.dir, '../../../..');
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const scripts = Object.keys(
+  (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: object }).scripts,
+);
+
+describe('README', () => {
+  test('every npm script it names is defined in package.json', () => {
+    const named = [...readme.matchAll(/npm run ([a-z][\w:-]*)/g)].map((match) => match[1]);
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((name) => !scripts.includes(name as string))).toEqual([]);
+    expect(readme).toContain('npm install && npm start');
+    expect(readme).toContain('npm test');
+  });
+
+  test('every path in the Layout block exists', () => {
+    const section = readme.slice(readme.indexOf('## Layout'));
+    const block = section.match(/```\n([\s\S]*?)```/)?.[1] ?? '';
+    const parents: string[] = [];
+    const paths: string[] = [];
+    for (const line of block.split('\n')) {
+      const match = line.match(/^( *)(\S+?)(\/)?(\s|$)/);
+      if (!match?.[2] || match[2].includes(',')) continue;
+      const depth = (match[1] ?? '').length / 2;
+      // Continuation lines of a description are deeply indented prose, not entries.
+      if (depth > parents.length) continue;
+      parents.length = depth;
+      const full = [...parents, match[2]].join('/');
+      if (match[3]) parents.push(match[2]);
+      paths.push(full);
+    }
+    expect(paths).toContain('apps/api/src/services/tools');
+    expect(paths.filter((path) => !existsSync(join(repoRoot, path)))).toEqual([]);
+  });
+});
