@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import {
   CANCEL_SLOTS,
   CONTROL_LENGTH,
+  encodeTaskPaths,
   type GrepJobSpec,
   type GrepTaskMessage,
   type GrepTaskResult,
@@ -135,7 +136,7 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
           type: 'task',
           taskId: task.id,
           job: task.job.spec,
-          files: task.files,
+          paths: encodeTaskPaths(task.files),
         };
         worker.postMessage(message);
       }

@@ -9,6 +9,7 @@ import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { looksBinary } from './binary';
 import {
   CANCEL_SLOTS,
+  decodeTaskPaths,
   type FileMatches,
   FileStatus,
   type GrepJobSpec,
@@ -103,7 +104,8 @@ function decodeUtf8(bytes: Buffer): string {
 }
 
 function runTask(message: GrepTaskMessage): GrepTaskResult {
-  const { job, files } = message;
+  const { job } = message;
+  const files = decodeTaskPaths(message.paths);
   const statuses = new Uint8Array(files.length);
   const found: FileMatches[] = [];
   const result: GrepTaskResult = { type: 'result', taskId: message.taskId, statuses, found };
