@@ -6,6 +6,7 @@
  * alone, so the result is exactly what testing every line separately gives,
  * without paying for a split or a regex call per line.
  */
+import { isAscii } from 'node:buffer';
 
 /** A matched line longer than this is cut around the match and marked. */
 export const MAX_MATCH_LINE_CHARS = 500;
@@ -139,6 +140,27 @@ export function searchLinesContaining(
   };
   const [first, ...others] = literals;
   if (first === undefined) throw new Error('searchLinesContaining needs at least one literal');
+  // Pure ASCII (checked once, with SIMD) reads the same in every decoding: lines are sliced
+  // straight from the bytes, without a Buffer view per line.
+  const ascii = isAscii(bytes);
+  const lineText = (start: number, end: number): string =>
+    ascii ? bytes.toString('latin1', start, end) : decode(bytes.subarray(start, end));
+  // Where each other literal occurs next (at or after the current line): the search moves
+  // forward only, so each literal's occurrences are found once, however many lines there are.
+  const nextOther = others.map(() => -1);
+  const lineHasOthers = (lineStart: number, lineEnd: number): boolean => {
+    for (let index = 0; index < others.length; index++) {
+      let next = nextOther[index] as number;
+      if (next < lineStart && next !== Number.POSITIVE_INFINITY) {
+        next = bytes.indexOf(others[index] as Buffer, lineStart);
+        if (next === -1) next = Number.POSITIVE_INFINITY;
+        nextOther[index] = next;
+      }
+      // Later occurrences end later still: the first one must lie inside the line.
+      if (next + (others[index] as Buffer).length > lineEnd) return false;
+    }
+    return true;
+  };
   let from = 0;
   let candidates = 0;
   while (from < length) {
@@ -152,13 +174,10 @@ export function searchLinesContaining(
     let lineEnd = bytes.indexOf(10, hit);
     if (lineEnd === -1) lineEnd = length;
     from = lineEnd + 1;
-    if (others.length > 0) {
-      const lineBytes = bytes.subarray(lineStart, lineEnd);
-      if (!others.every((literal) => lineBytes.indexOf(literal) !== -1)) continue;
-    }
+    if (others.length > 0 && !lineHasOthers(lineStart, lineEnd)) continue;
     const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
     const contentStart = lineStart === 0 ? bomLength : lineStart;
-    const line = decode(bytes.subarray(contentStart, Math.max(contentStart, contentEnd)));
+    const line = lineText(contentStart, Math.max(contentStart, contentEnd));
     if (testOneLine(patterns.single, line, () => lineNumberAt(lineStart), result, limit)) break;
     candidates++;
     if (

@@ -170,6 +170,28 @@ describe('searching bytes for the lines that hold a required literal', () => {
     }
     expect(byLiteral(text, 'function', 150).length).toBe(151);
   });
+
+  test('a line must hold every literal, wherever else in the file the others occur', () => {
+    const text =
+      'beta first\nalpha only\nalpha and beta\nbeta alone\nalpha, then\nbeta\nbeta alpha\nalpha';
+    const search = (literals: string[], source: string) =>
+      searchLinesContaining(
+        Buffer.from(text),
+        literals.map((literal) => Buffer.from(literal)),
+        compileLinePatterns(source, false),
+        decode,
+        { limit: 100 },
+      ).matches.map((match) => [match.line, match.text]);
+    const expected = [
+      [3, 'alpha and beta'],
+      [7, 'beta alpha'],
+    ];
+    expect(search(['alpha', 'beta'], 'alpha|beta')).toEqual(expected);
+    expect(search(['beta', 'alpha'], 'alpha|beta')).toEqual(expected);
+    expect(search(['alpha', 'beta', 'ta'], 'alpha|beta')).toEqual(expected);
+    // A string across a line break is in no line, so no line holds it.
+    expect(search(['alpha', 'then\nbeta'], 'alpha')).toEqual([]);
+  });
 });
 
 describe('long matched lines', () => {
