@@ -54,7 +54,7 @@ const definition: ToolDefinition = {
       pattern: {
         type: 'string',
         description:
-          'The regular expression, JavaScript syntax, e.g. "TODO" or "export (async )?function".',
+          'The regular expression, JavaScript syntax, e.g. "parseConfig" or "export (async )?function".',
         minLength: 1,
         maxLength: 1000,
       },
