@@ -357,8 +357,8 @@ function toGemini(schema: unknown, root: SchemaRecord, depth: number): GeminiSch
       : undefined;
   if (enumValues) {
     const values = enumValues.filter((value) => value !== null);
-    if (values.some((value) => value === null) || enumValues.length !== values.length)
-      result.nullable = true;
+    // A null option becomes `nullable`: Gemini's enums hold strings only.
+    if (values.length !== enumValues.length) result.nullable = true;
     result.enum = values.map((value) =>
       typeof value === 'string' ? value : JSON.stringify(value),
     );
