@@ -125,6 +125,29 @@ export interface TerminateProcessTreeOptions {
   platform?: NodeJS.Platform;
 }
 
+/**
+ * The processes of a run still to kill, among `statuses`: the root while it is
+ * not a zombie, its descendants by parent links (through `known`), members of
+ * its process group, and whatever carries the run marker. Group members count
+ * even when the other ways miss them: a child caught mid-exec after its parent
+ * exited has no parent link to us and, for a moment, no environment to read.
+ * Zombies and dead processes are left out.
+ */
+export function selectLeftovers(
+  statuses: readonly ProcessStatus[],
+  run: { rootPid: number; known: KnownProcesses; hasMarker: (pid: number) => boolean },
+): ProcessStatus[] {
+  const { rootPid } = run;
+  const byPid = new Map<number, ProcessStatus>();
+  for (const status of findDescendants(statuses, rootPid, run.known)) byPid.set(status.pid, status);
+  for (const status of statuses) {
+    if (byPid.has(status.pid)) continue;
+    if (status.pid === rootPid || status.pgid === rootPid || run.hasMarker(status.pid))
+      byPid.set(status.pid, status);
+  }
+  return [...byPid.values()].filter((status) => status.state !== 'Z' && status.state !== 'X');
+}
+
 const KILL_ROUNDS = 8;
 
 /**
@@ -158,16 +181,11 @@ export async function terminateProcessTree(
           known.has(pid) ||
           allocatedAfter(pid, rootPid, lastPid)),
     );
-    const statuses = statusesOf(pids);
-    const byPid = new Map<number, ProcessStatus>();
-    for (const status of findDescendants(statuses, rootPid, known)) byPid.set(status.pid, status);
-    for (const status of statuses) {
-      if (!byPid.has(status.pid) && environmentContains(status.pid, needle))
-        byPid.set(status.pid, status);
-    }
-    const root = statuses.find((status) => status.pid === rootPid);
-    if (root && root.state !== 'Z') byPid.set(rootPid, root);
-    targets = [...byPid.values()].filter((status) => status.state !== 'Z' && status.state !== 'X');
+    targets = selectLeftovers(statusesOf(pids), {
+      rootPid,
+      known,
+      hasMarker: (pid) => environmentContains(pid, needle),
+    });
     for (const status of targets) known.set(status.pid, status.startTime);
     // The group first: one signal reaches every member, including ones that cleared their environment.
     if (round === 0) signalProcess(-rootPid, 'SIGKILL');
