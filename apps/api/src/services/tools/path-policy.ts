@@ -5,8 +5,7 @@
  * every check made on the real (symlink-resolved) path.
  */
 
-import { realpathSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError, ToolArgumentError } from './errors';
@@ -116,9 +115,9 @@ function expandHome(candidate: string, argument: string): string {
   return candidate;
 }
 
-async function pathExists(absolutePath: string): Promise<boolean> {
+function pathExists(absolutePath: string): boolean {
   try {
-    await lstat(absolutePath);
+    lstatSync(absolutePath);
     return true;
   } catch {
     return false;
@@ -306,16 +305,29 @@ export async function resolveAndValidatePath(
   const rules = await loadRules(context);
   const verdict = judge(rules, realPath, absolutePath);
   if (verdict) throw refusal(verdict, { input, absolutePath, realPath }, rules);
-  return { input, absolutePath, realPath, exists: await pathExists(absolutePath) };
+  return { input, absolutePath, realPath, exists: pathExists(absolutePath) };
+}
+
+/**
+ * The policy as a synchronous check of an already-real path, for walks (grep,
+ * glob, list). `allowsEverythingBelow` lets a walk skip the per-entry check in
+ * a directory no rule reaches into.
+ */
+export interface PathFilter {
+  (realPath: string): boolean;
+  /**
+   * True when every path strictly below `realDirectory` passes: it lies inside
+   * an allowed path (when any is set) and inside the containment directory,
+   * and no denied or server-owned path lies above or below it.
+   */
+  allowsEverythingBelow(realDirectory: string): boolean;
 }
 
 /**
  * For walks (grep, glob, list): the same allowed/denied/containment rules as a
  * synchronous check of an already-real path, with the entries resolved once.
  */
-export async function createPathFilter(
-  context: PathPolicyContext,
-): Promise<(realPath: string) => boolean> {
+export async function createPathFilter(context: PathPolicyContext): Promise<PathFilter> {
   const rules = await loadRules(context);
   // Walks call this once per entry, so the common case avoids path.resolve: for an
   // absolute path already in normal form, a segment-aware prefix test is the same check.
@@ -327,13 +339,23 @@ export async function createPathFilter(
   const serverOwned = prefixes(serverProtectedEntries);
   const inside = (prefix: string, candidate: string) =>
     candidate.startsWith(prefix) || `${candidate}${path.sep}` === prefix;
-  return (realPath: string) => {
+  const filter = (realPath: string) => {
     if (!isNormalAbsolute(realPath)) return judge(rules, realPath) === undefined;
     if (allowed.length > 0 && !allowed.some((prefix) => inside(prefix, realPath))) return false;
     if (denied.some((prefix) => inside(prefix, realPath))) return false;
     if (contained !== undefined && !inside(contained, realPath)) return false;
     return !serverOwned.some((prefix) => inside(prefix, realPath));
   };
+  const allowsEverythingBelow = (realDirectory: string): boolean => {
+    if (!isNormalAbsolute(realDirectory)) return false;
+    const below = realDirectory === path.sep ? path.sep : `${realDirectory}${path.sep}`;
+    // A rule path above the directory (or the directory itself) covers all of it; one below covers part.
+    const reaches = (prefix: string) => below.startsWith(prefix) || prefix.startsWith(below);
+    if (allowed.length > 0 && !allowed.some((prefix) => below.startsWith(prefix))) return false;
+    if (contained !== undefined && !below.startsWith(contained)) return false;
+    return !denied.some(reaches) && !serverOwned.some(reaches);
+  };
+  return Object.assign(filter, { allowsEverythingBelow });
 }
 
 /** `/a/b` → `/a/b/`; `/` stays `/`. */

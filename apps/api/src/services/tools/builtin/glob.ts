@@ -3,7 +3,7 @@
  * a streaming walk that stops at `maxResults`. Result paths are re-anchored to
  * the chat's working directory so each one can go straight into read_file.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { parseToolArguments } from '../arg-parsing';
 import { NotFoundError, ToolArgumentError } from '../errors';
 import { compileGlob } from '../fs/glob-pattern';
@@ -70,7 +70,7 @@ export interface GlobRunOptions {
 async function requireDirectory(realPath: string, input: string, exists: boolean): Promise<void> {
   let isDirectory = false;
   try {
-    isDirectory = (await stat(realPath)).isDirectory();
+    isDirectory = statSync(realPath).isDirectory();
   } catch {
     throw new NotFoundError(
       exists

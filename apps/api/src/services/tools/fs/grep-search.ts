@@ -9,7 +9,7 @@ import { FileStatus, type GrepTaskResult } from './grep-protocol';
 import type { GrepWorkerPool } from './grep-worker-pool';
 import type { LineMatch } from './match-lines';
 import { requiredLiteralsOf } from './required-literal';
-import { type WalkLimits, walkTree } from './walk-tree';
+import { type WalkFilter, type WalkLimits, walkTree } from './walk-tree';
 
 export interface GrepMatch {
   file: string;
@@ -25,7 +25,7 @@ export interface GrepSearchRequest {
   root: { kind: 'file' | 'directory'; absolutePath: string; realPath: string };
   fileFilter?: CompiledGlob;
   includeDotfiles: boolean;
-  isAllowed: (realPath: string) => boolean;
+  isAllowed: WalkFilter;
   /** Turns an absolute (lexical) path into the path the result reports. */
   reportPath: (absolutePath: string) => string;
   maxResults: number;

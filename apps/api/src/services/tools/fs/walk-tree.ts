@@ -37,13 +37,22 @@ export const DEFAULT_WALK_LIMITS: Readonly<Omit<WalkLimits, 'deadline'>> = {
   maxDepth: 256,
 };
 
+export type WalkFilter = ((realPath: string) => boolean) & {
+  allowsEverythingBelow?: (realDirectory: string) => boolean;
+};
+
 export interface WalkOptions {
   /** The base directory's real path (already checked by the path policy). */
   baseRealPath: string;
   /** Literal directories below the base to start from (relative paths still count from the base). */
   startSegments?: readonly string[];
-  /** The path policy's filter for real paths. */
-  isAllowed: (realPath: string) => boolean;
+  /**
+   * The path policy's filter for real paths. When it also says which
+   * directories no rule reaches into (`allowsEverythingBelow`, as
+   * createPathFilter's does), the walk skips the per-entry check there and in
+   * their real subdirectories.
+   */
+  isAllowed: WalkFilter;
   /** False drops an entry by name: it is neither reported nor descended into (dot files). */
   include?: (name: string, relativePath: string) => boolean;
   /** Entries deeper than this many segments cannot be wanted (a pattern's bound); not a truncation. */
@@ -72,6 +81,8 @@ interface Frame {
   depth: number;
   entries: Dirent[];
   index: number;
+  /** Every path below `realPath` passes the filter, so its plain entries need no check. */
+  trusted: boolean;
 }
 
 interface DeferredLink {
@@ -149,6 +160,8 @@ export function walkTree(options: WalkOptions): TreeWalk {
   const notes = new WalkNotes();
   const report: WalkReport = { entriesVisited: 0, notes: () => notes.list() };
   const { isAllowed, include, limits, signal } = options;
+  const allowsEverythingBelow = (realDirectory: string): boolean =>
+    isAllowed.allowsEverythingBelow?.(realDirectory) ?? false;
   const wantedDepth = options.wantedDepth ?? Number.POSITIVE_INFINITY;
   const visited = new Set<string>();
   const deferred: DeferredLink[] = [];
@@ -158,10 +171,18 @@ export function walkTree(options: WalkOptions): TreeWalk {
     report.incompleteBecause ??= reason;
   };
 
-  const open = (realPath: string, relativePath: string, depth: number): void => {
+  /** `trusted`: the parent is trusted and this is its real (not linked) subdirectory. */
+  const open = (realPath: string, relativePath: string, depth: number, trusted = false): void => {
     visited.add(realPath);
     try {
-      stack.push({ realPath, relativePath, depth, entries: readSorted(realPath), index: 0 });
+      stack.push({
+        realPath,
+        relativePath,
+        depth,
+        entries: readSorted(realPath),
+        index: 0,
+        trusted: trusted || allowsEverythingBelow(realPath),
+      });
     } catch (error) {
       notes.unreadableCount++;
       if (notes.unreadable.length < EXAMPLES) {
@@ -212,7 +233,8 @@ export function walkTree(options: WalkOptions): TreeWalk {
     const lexicalReal = `${frame.realPath === '/' ? '' : frame.realPath}/${entry.name}`;
     const depth = frame.depth + 1;
     if (!entry.isSymbolicLink()) {
-      if (!isAllowed(lexicalReal)) return undefined;
+      // Below a real directory, an entry that is not a link is where it says it is.
+      if (!frame.trusted && !isAllowed(lexicalReal)) return undefined;
       if (entry.isDirectory()) {
         if (depth < wantedDepth) {
           if (depth >= limits.maxDepth) {
@@ -220,7 +242,7 @@ export function walkTree(options: WalkOptions): TreeWalk {
               `directories more than ${limits.maxDepth} levels deep were not walked (e.g. ${relativePath})`,
             );
           } else {
-            open(lexicalReal, relativePath, depth);
+            open(lexicalReal, relativePath, depth, frame.trusted);
           }
         }
         return { relativePath, realPath: lexicalReal, kind: 'directory', viaSymlink: false };

@@ -14,6 +14,7 @@ import {
   isContainmentActive,
   isPathInside,
   type PathPolicyContext,
+  protectServerPaths,
   resolveAndValidatePath,
   toReportedPath,
 } from '../../../../src/services/tools/path-policy';
@@ -397,6 +398,47 @@ describe('createPathFilter', () => {
     expect(filter(path.join(root, 'w2', 'x.txt'))).toBe(false);
     const open = await createPathFilter(agent({ mode: 'chat' }));
     expect(open(path.join(outside, 'o.txt'))).toBe(true);
+  });
+
+  test('allowsEverythingBelow holds only where no rule reaches into the directory', async () => {
+    const denySecret = await createPathFilter(
+      agent({ parameters: { deniedPaths: [{ path: path.join(work, 'secret'), enabled: true }] } }),
+    );
+    expect(denySecret.allowsEverythingBelow(path.join(work, 'sub'))).toBe(true);
+    // A denied path below it, at it, or above it.
+    expect(denySecret.allowsEverythingBelow(work)).toBe(false);
+    expect(denySecret.allowsEverythingBelow(path.join(work, 'secret'))).toBe(false);
+    // Outside the working directory (containment), or on the sibling-prefix trick.
+    expect(denySecret.allowsEverythingBelow(outside)).toBe(false);
+    expect(denySecret.allowsEverythingBelow(path.join(root, 'w2'))).toBe(false);
+    expect(denySecret.allowsEverythingBelow(root)).toBe(false);
+
+    const allowSub = await createPathFilter(
+      agent({
+        mode: 'chat',
+        parameters: { allowedPaths: [{ path: path.join(work, 'sub'), enabled: true }] },
+      }),
+    );
+    expect(allowSub.allowsEverythingBelow(path.join(work, 'sub'))).toBe(true);
+    // Only part of the working directory is allowed.
+    expect(allowSub.allowsEverythingBelow(work)).toBe(false);
+    expect(allowSub.allowsEverythingBelow(`${work}/sub/../sub`)).toBe(false);
+
+    const chat = await createPathFilter(agent({ mode: 'chat' }));
+    expect(chat.allowsEverythingBelow(outside)).toBe(true);
+  });
+
+  test('allowsEverythingBelow never trusts a directory holding the server data directory', async () => {
+    const dataDirectory = path.join(work, 'sub', 'data');
+    protectServerPaths([dataDirectory]);
+    try {
+      const filter = await createPathFilter(agent());
+      expect(filter.allowsEverythingBelow(path.join(work, 'sub'))).toBe(false);
+      expect(filter.allowsEverythingBelow(dataDirectory)).toBe(false);
+      expect(filter.allowsEverythingBelow(path.join(work, 'secret'))).toBe(true);
+    } finally {
+      protectServerPaths([]);
+    }
   });
 });
 
