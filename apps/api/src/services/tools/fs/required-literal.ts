@@ -45,39 +45,102 @@ function isPlainCharacter(character: string): boolean {
 }
 
 /**
- * Every run of at least three plain characters that each match contains, the
- * most selective first (rarest character, then length); none for
- * case-insensitive patterns or top-level alternation.
+ * A requirement a match puts on the text: it contains at least one of these
+ * strings (one string, or the expansions of a small alternation).
  */
-export function requiredLiteralsOf(source: string, caseInsensitive: boolean): string[] {
+export type RequiredLiteral = readonly string[];
+
+/** A literal group's alternatives multiply the strings of a run; beyond this many the run ends. */
+const MAX_ALTERNATIVES = 16;
+const GROUP_OPENERS = ['(?:', '(?<', '('];
+
+/**
+ * The branches of a group holding only plain characters and `|` (e.g.
+ * `(get|set)` or `(?:a|b)`), or undefined for anything else: nested groups,
+ * classes, quantifiers, anchors, lookarounds, empty branches.
+ */
+function literalBranches(source: string, start: number, end: number): string[] | undefined {
+  let bodyStart = -1;
+  for (const opener of GROUP_OPENERS) {
+    if (!source.startsWith(opener, start)) continue;
+    if (opener === '(?<') {
+      // A named group "(?<name>", not a lookbehind "(?<=" / "(?<!".
+      const close = source.indexOf('>', start);
+      if (source[start + 3] === '=' || source[start + 3] === '!' || close < 0 || close >= end)
+        return undefined;
+      bodyStart = close + 1;
+    } else if (opener === '(' && source[start + 1] === '?') {
+      return undefined;
+    } else {
+      bodyStart = start + opener.length;
+    }
+    break;
+  }
+  const branches: string[] = [''];
+  for (let index = bodyStart; index < end - 1; index++) {
+    const character = source[index] as string;
+    if (character === '|') {
+      branches.push('');
+      continue;
+    }
+    let literal: string | undefined = character;
+    if (character === '\\') {
+      const escaped = source[index + 1];
+      index++;
+      literal = escaped !== undefined && /[^A-Za-z0-9]/.test(escaped) ? escaped : undefined;
+    } else if ('.^$()[]{}'.includes(character) || QUANTIFIERS.has(character)) {
+      literal = undefined;
+    }
+    if (literal === undefined || !isPlainCharacter(literal)) return undefined;
+    branches[branches.length - 1] += literal;
+  }
+  return branches.every((branch) => branch.length > 0) ? branches : undefined;
+}
+
+/**
+ * What every match must contain, read off the pattern: runs of plain
+ * characters, expanded through small groups of plain alternatives
+ * (`function (get|set)x` needs "function getx" or "function setx"), the
+ * most selective first. Every string of a requirement is at least three
+ * characters long. None for case-insensitive patterns or top-level
+ * alternation.
+ */
+export function requiredLiteralsOf(source: string, caseInsensitive: boolean): RequiredLiteral[] {
   if (caseInsensitive) return [];
-  const runs: string[] = [];
-  let run = '';
+  const found: RequiredLiteral[] = [];
+  /** The strings the current run may be (one unless a literal group multiplied them). */
+  let run: string[] = [''];
   const endRun = () => {
-    if (run.length > 0) runs.push(run);
-    run = '';
+    if (run.every((candidate) => candidate.length >= MIN_LITERAL_LENGTH)) found.push(run);
+    run = [''];
   };
   let index = 0;
   while (index < source.length) {
     const character = source[index] as string;
-    let literal: string | undefined;
+    let literals: string[] | undefined;
     let next = index + 1;
     if (character === '|') return [];
     if (character === '\\') {
       const escaped = source[index + 1];
       next = index + 2;
       // An escaped punctuation character is itself; letters and digits are classes, anchors or references.
-      if (escaped !== undefined && /[^A-Za-z0-9]/.test(escaped)) literal = escaped;
+      if (escaped !== undefined && /[^A-Za-z0-9]/.test(escaped) && isPlainCharacter(escaped))
+        literals = [escaped];
     } else if (character === '[') {
       next = skipClass(source, index);
     } else if (character === '(') {
       next = skipGroup(source, index);
+      literals = literalBranches(source, index, next);
     } else if (character === '{') {
       // A counted quantifier's body ({2}, {1,3}) is not text; a lone brace is left out too.
       const counted = /^\{\d+(,\d*)?\}/.exec(source.slice(index));
       if (counted) next = index + counted[0].length;
-    } else if (!'.^$)]}'.includes(character) && !QUANTIFIERS.has(character)) {
-      literal = character;
+    } else if (
+      !'.^$)]}'.includes(character) &&
+      !QUANTIFIERS.has(character) &&
+      isPlainCharacter(character)
+    ) {
+      literals = [character];
     }
     const following = source[next];
     if (following !== undefined && QUANTIFIERS.has(following)) {
@@ -86,21 +149,24 @@ export function requiredLiteralsOf(source: string, caseInsensitive: boolean): st
       index = next;
       continue;
     }
-    if (literal !== undefined && isPlainCharacter(literal)) {
-      run += literal;
-    } else {
+    // `literals` holds plain characters only: one character, or a literal group's branches.
+    if (literals === undefined) {
       endRun();
+    } else if (run.length * literals.length <= MAX_ALTERNATIVES) {
+      const extensions = literals;
+      run = run.flatMap((prefix) => extensions.map((literal) => prefix + literal));
+    } else {
+      // Too many alternatives together: the group starts a fresh run of its own.
+      endRun();
+      run = literals;
     }
     index = next;
   }
   endRun();
-  return runs
-    .filter((candidate) => candidate.length >= MIN_LITERAL_LENGTH)
-    .map((candidate) => ({ candidate, rarity: rarityOf(candidate) }))
-    .sort(
-      (left, right) => left.rarity - right.rarity || right.candidate.length - left.candidate.length,
-    )
-    .map((entry) => entry.candidate);
+  return found
+    .map((requirement) => ({ requirement, expected: expectedOccurrences(requirement) }))
+    .sort((left, right) => left.expected - right.expected)
+    .map((entry) => entry.requirement);
 }
 
 /**
@@ -135,13 +201,25 @@ function frequencyOf(character: string): number {
   return 3;
 }
 
-function rarityOf(literal: string): number {
-  let rarest = Number.POSITIVE_INFINITY;
-  for (const character of literal) rarest = Math.min(rarest, frequencyOf(character));
-  return rarest;
+/**
+ * How often a requirement is expected to occur per byte of text: each string
+ * as the product of its characters' frequencies (so longer strings count as
+ * rarer), summed over the alternatives. Only the order matters.
+ */
+function expectedOccurrences(requirement: RequiredLiteral): number {
+  let total = 0;
+  for (const literal of requirement) {
+    let probability = 1;
+    for (const character of literal) probability *= frequencyOf(character) / 1000;
+    total += probability;
+  }
+  return total;
 }
 
-/** The most selective of `requiredLiteralsOf`, or undefined. */
-export function requiredLiteralOf(source: string, caseInsensitive: boolean): string | undefined {
+/** The most selective requirement of `requiredLiteralsOf`, or undefined. */
+export function requiredLiteralOf(
+  source: string,
+  caseInsensitive: boolean,
+): RequiredLiteral | undefined {
   return requiredLiteralsOf(source, caseInsensitive)[0];
 }

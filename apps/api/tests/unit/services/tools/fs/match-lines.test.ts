@@ -120,7 +120,7 @@ describe('searching bytes for the lines that hold a required literal', () => {
     const bytes = typeof text === 'string' ? Buffer.from(text) : text;
     return searchLinesContaining(
       bytes,
-      literals.map((literal) => Buffer.from(literal)),
+      literals.map((requirement) => requirement.map((literal) => Buffer.from(literal))),
       compileLinePatterns(source, false),
       decode,
       { limit },
@@ -177,7 +177,7 @@ describe('searching bytes for the lines that hold a required literal', () => {
     const search = (literals: string[], source: string) =>
       searchLinesContaining(
         Buffer.from(text),
-        literals.map((literal) => Buffer.from(literal)),
+        literals.map((literal) => [Buffer.from(literal)]),
         compileLinePatterns(source, false),
         decode,
         { limit: 100 },
@@ -191,6 +191,104 @@ describe('searching bytes for the lines that hold a required literal', () => {
     expect(search(['alpha', 'beta', 'ta'], 'alpha|beta')).toEqual(expected);
     // A string across a line break is in no line, so no line holds it.
     expect(search(['alpha', 'then\nbeta'], 'alpha')).toEqual([]);
+  });
+
+  test('a requirement with alternatives: a line needs one of its strings, and every other requirement', () => {
+    const text =
+      'function getA Async(\nfunction setB\nAsync( function setC\nfunction putD Async(\nfunction getE\nAsync(';
+    const search = (literals: string[][], source: string) =>
+      searchLinesContaining(
+        Buffer.from(text),
+        literals.map((requirement) => requirement.map((literal) => Buffer.from(literal))),
+        compileLinePatterns(source, false),
+        decode,
+        { limit: 100 },
+      ).matches.map((match) => match.line);
+    const source = 'function (get|set)';
+    const required = [['function get', 'function set'], ['Async(']];
+    expect(search(required, source)).toEqual([1, 3]);
+    expect(search([...required].reverse(), source)).toEqual([1, 3]);
+    expect(search([['function get', 'function set']], source)).toEqual([1, 2, 3, 5]);
+    expect(search([['function set', 'function get']], source)).toEqual([1, 2, 3, 5]);
+  });
+
+  test('generated patterns: every matching line meets every requirement, and the byte search finds exactly those lines', () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const atoms = [
+      'ab',
+      'ba',
+      'abc',
+      'b',
+      '(ab|ba)',
+      '(?:abc|cab)',
+      '(a|b|c)',
+      '(ab)',
+      '\\w',
+      '.',
+      '[ab]',
+      '(a|)',
+      '(?<n>bc|ca)',
+      '\\(',
+      '(b\\.|a\\))',
+    ];
+    const suffixes = ['', '', '', '?', '+', '*', '{2}'];
+    const alphabet = ['a', 'b', 'c', 'ab', 'abc', 'cab', 'bca', ' ', '(', ')', '.', '\n', '\r\n'];
+    let checked = 0;
+    for (let round = 0; round < 400; round++) {
+      let source = '';
+      const atomCount = 1 + Math.floor(random() * 5);
+      for (let index = 0; index < atomCount; index++) {
+        // Group names must be unique within a pattern.
+        source += pick(atoms).replace('<n>', `<n${index}>`) + pick(suffixes);
+      }
+      const requirements = requiredLiteralsOf(source, false);
+      let text = '';
+      const size = Math.floor(random() * 60);
+      for (let index = 0; index < size; index++) text += pick(alphabet);
+      const expected = reference(text, source);
+      for (const [, line] of expected) {
+        for (const requirement of requirements) {
+          expect([source, line, requirement.some((literal) => line.includes(literal))]).toEqual([
+            source,
+            line,
+            true,
+          ]);
+        }
+      }
+      if (requirements.length === 0) continue;
+      checked++;
+      expect([source, text, byLiteral(text, source, 1000)]).toEqual([source, text, expected]);
+    }
+    // The generator must exercise the byte search, not only patterns without requirements.
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  test('patterns with literal groups find exactly what per-line testing finds', () => {
+    const text = [
+      'function getUserAsync(x)',
+      'function setUserAsync(',
+      'function putUserAsync(',
+      'export const enum Color { Red }',
+      'export enum Color',
+      'import { a } from "b"; function getXAsync(',
+      'const x = (get)',
+      'getter setter',
+    ].join('\n');
+    for (const source of [
+      'function (get|set)\\w+Async\\(',
+      '(?:export|import) (const |)enum',
+      'export (?:const )?enum (Color|Size)',
+      '(?<verb>get|set)ter',
+      '(get)',
+      '(?:get|set)\\w+',
+    ]) {
+      expect(byLiteral(text, source)).toEqual(reference(text, source));
+    }
   });
 });
 
