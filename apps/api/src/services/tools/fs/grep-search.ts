@@ -51,6 +51,8 @@ export interface GrepSearchOutcome {
  */
 const FIRST_TASK_FILES = 16;
 const MAX_TASK_FILES = 256;
+/** Finished tasks held while an older one still runs (their results wait to be folded in order). */
+const MAX_PENDING_TASKS = 64;
 
 interface PendingTask {
   files: Array<{ absolutePath: string; realPath: string }>;
@@ -80,6 +82,13 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
     deadline: limits.deadline,
   });
   const pending: PendingTask[] = [];
+  let unsettled = 0;
+  /** Resolves the next time any task settles (not necessarily the oldest). */
+  let settledSignal: { promise: Promise<void>; resolve: () => void } | undefined;
+  const nextSettled = (): Promise<void> => {
+    settledSignal ??= Promise.withResolvers<void>();
+    return settledSignal.promise;
+  };
   let done = false;
   let perFileCut = false;
   let slowExample: string | undefined;
@@ -90,8 +99,13 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       settled: false,
       result: job.run(files.map((file) => file.realPath)),
     };
+    unsettled++;
     task.result.then(() => {
       task.settled = true;
+      unsettled--;
+      const signal = settledSignal;
+      settledSignal = undefined;
+      signal?.resolve();
     });
     pending.push(task);
   };
@@ -207,8 +221,16 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
           }
         }
         await drain(false);
-        // Keep a bounded number of tasks ahead of the results, so stopping early stays cheap.
-        while (!done && pending.length > pool.size * 3) await drain(true);
+        // Keep a bounded number of tasks running ahead of the results, so stopping early stays
+        // cheap. The bound counts tasks still running, not finished ones waiting for an older
+        // one to be folded in order: a slow task must not leave the other workers without work.
+        while (!done && (unsettled > pool.size * 3 || pending.length > MAX_PENDING_TASKS)) {
+          if (pending.length > MAX_PENDING_TASKS) await drain(true);
+          else {
+            await nextSettled();
+            await drain(false);
+          }
+        }
         if (done) break;
       }
       if (!done && chunk.length > 0) submit(chunk);
