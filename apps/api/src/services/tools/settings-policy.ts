@@ -173,6 +173,13 @@ export function normalizeToolParameters(
       );
     }
     normalized[key] = validateValue(tool, descriptor, value);
+    const problem = tool.checkParameter?.(key, normalized[key]);
+    if (problem !== undefined) {
+      throw new ToolParameterError(
+        key,
+        `Setting "${key}" of tool "${tool.definition.name}": ${problem}`,
+      );
+    }
   }
   return normalized;
 }

@@ -162,4 +162,10 @@ export interface RegisteredTool {
   buildDefinition?: (settings: EffectiveToolSettings) => ToolDefinition;
   settings: ToolSettingsMetadata;
   execute: (args: unknown, context: ToolContext) => Promise<unknown>;
+  /**
+   * Checks a setting's meaning beyond its descriptor (an IANA zone name, say)
+   * when the settings API saves it, after the type and range checks. Returns
+   * what is wrong and what is expected, or undefined when the value is fine.
+   */
+  checkParameter?: (name: string, value: unknown) => string | undefined;
 }

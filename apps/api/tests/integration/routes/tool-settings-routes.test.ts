@@ -118,6 +118,12 @@ describeEachDatabase('tool settings routes', (kind, current) => {
     ['a wrong type', 'switchable_probe', '{"parameters":{"limit":"20"}}', 'limit'],
     ['a value outside the options', 'switchable_probe', '{"parameters":{"mode":"slow"}}', 'mode'],
     ['disabling a tool that cannot be disabled', 'always_on_probe', '{"enabled":false}', 'enabled'],
+    [
+      'a default timezone that is not an IANA zone',
+      'get_current_datetime',
+      '{"parameters":{"defaultTimezone":"Mars/Olympus"}}',
+      'defaultTimezone',
+    ],
   ])('422 ToolSettingsError for %s, and nothing is saved', async (_case, toolName, body, key) => {
     const before = await toolOf(bob, toolName);
     const response = await put(bob, toolName, body);

@@ -200,6 +200,17 @@ export const getCurrentDateTimeTool: RegisteredTool = {
       },
     ],
   },
+  checkParameter: (name, value) => {
+    if (typeof value !== 'string') return undefined;
+    if (name === 'defaultTimezone' && canonicalTimezone(value) === undefined) {
+      const close = suggestTimezones(value);
+      return `"${value}" is not an IANA timezone; expected a name such as "UTC", "Europe/Lisbon" or "America/Sao_Paulo"${close.length > 0 ? ` (did you mean ${close.map((zone) => `"${zone}"`).join(', ')}?)` : ''}.`;
+    }
+    if (name === 'defaultLocale' && canonicalLocale(value) === undefined) {
+      return `"${value}" is not a BCP 47 locale tag; expected a tag such as "en-US" or "pt-BR".`;
+    }
+    return undefined;
+  },
   execute: async (args, context) => {
     const parsed = parseToolArguments<{ timezone?: string; locale?: string }>(
       args,

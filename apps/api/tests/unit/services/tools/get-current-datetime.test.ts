@@ -5,6 +5,7 @@ import {
   describeDateTime,
   getCurrentDateTimeTool,
 } from '../../../../src/services/tools/builtin/get-current-datetime';
+import { ToolParameterError } from '../../../../src/services/tools/errors';
 import {
   getDefaultToolSettings,
   mergeToolSettings,
@@ -92,6 +93,29 @@ describe('get_current_datetime', () => {
   test('a corrupt stored default timezone falls back to UTC instead of failing', async () => {
     const result = await call({}, { parameters: { defaultTimezone: 'Mars/Olympus' } });
     expect(result.timezone).toBe('UTC');
+  });
+
+  test('saving an unknown default timezone or locale is refused, naming what is expected', () => {
+    const refusal = (parameters: Record<string, unknown>): ToolParameterError => {
+      try {
+        mergeToolSettings(getCurrentDateTimeTool, null, { parameters });
+      } catch (error) {
+        if (error instanceof ToolParameterError) return error;
+        throw error;
+      }
+      throw new Error('expected a ToolParameterError');
+    };
+    const zone = refusal({ defaultTimezone: 'Sao_Paulo' });
+    expect(zone.message).toContain('"Sao_Paulo" is not an IANA timezone');
+    expect(zone.message).toContain('America/Sao_Paulo');
+    expect(refusal({ defaultLocale: 'not a locale!' }).message).toContain('BCP 47');
+    const saved = mergeToolSettings(getCurrentDateTimeTool, null, {
+      parameters: { defaultTimezone: 'Asia/Kathmandu', defaultLocale: 'pt-BR' },
+    });
+    expect(saved.parameters).toMatchObject({
+      defaultTimezone: 'Asia/Kathmandu',
+      defaultLocale: 'pt-BR',
+    });
   });
 
   test('an unknown IANA timezone is a clear validation_failed', async () => {
