@@ -69,14 +69,15 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const startedAt = now();
   const providers = deps.providers ?? createProviderRegistry({});
   const chatRepository = createChatRepository(deps.database, now);
+  const runningTurns = deps.runningTurns ?? createDatabaseRunningTurns(deps.database, { now });
   const chatRoutes = createChatRoutes({
     providers,
     userIdOf: (request) => requireUser(request).id,
-    chats: createChatService({ chats: chatRepository, providers }),
+    chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
-      running: deps.runningTurns ?? createDatabaseRunningTurns(deps.database, { now }),
+      running: runningTurns,
       loadSavedToolSettings: (userId) => services.toolSettings.loadSavedToolSettings(userId),
       createFreshnessLedger: (chatId) =>
         createDatabaseFreshnessLedger(deps.database, chatId, { now }),

@@ -7,6 +7,7 @@ import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/s
 import { ApiError } from '../../errors';
 import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
 import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
+import type { RunningTurns } from './running-turns';
 import { resolveWorkingDirectory } from './working-directory';
 
 export const DEFAULT_CHAT_TITLE = 'New chat';
@@ -43,11 +44,33 @@ export function checkModelName(providers: ProviderRegistry, model: string): void
   }
 }
 
+/**
+ * The messages as a reader should see them: a call still stored as `running`
+ * while no turn runs in the chat was cut off by a server that died, and is
+ * shown `aborted` (the chat's next turn stores that, with its error result).
+ */
+function withInterruptedCalls(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((message) =>
+    message.parts.some((part) => part.type === 'tool_call' && part.status === 'running')
+      ? {
+          ...message,
+          parts: message.parts.map((part) =>
+            part.type === 'tool_call' && part.status === 'running'
+              ? { ...part, status: 'aborted', errorCode: 'aborted' }
+              : part,
+          ),
+        }
+      : message,
+  );
+}
+
 export function createChatService(deps: {
   chats: ChatRepository;
   providers: ProviderRegistry;
+  /** Tells a crashed turn's calls (shown `aborted`) from a running turn's (shown `running`). */
+  running?: RunningTurns;
 }): ChatService {
-  const { chats, providers } = deps;
+  const { chats, providers, running } = deps;
   const owned = async (userId: string, chatId: string) => {
     const chat = await chats.get(userId, chatId);
     if (!chat) throw chatNotFound(chatId);
@@ -93,7 +116,12 @@ export function createChatService(deps: {
     },
     async messages(userId, chatId) {
       await owned(userId, chatId);
-      return chats.listMessages(chatId);
+      const messages = await chats.listMessages(chatId);
+      const hasRunningCall = messages.some((message) =>
+        message.parts.some((part) => part.type === 'tool_call' && part.status === 'running'),
+      );
+      if (!hasRunningCall || !running || (await running.isRunning(chatId))) return messages;
+      return withInterruptedCalls(messages);
     },
   };
 }

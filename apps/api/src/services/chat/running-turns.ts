@@ -23,6 +23,8 @@ export interface RunningTurns {
   begin(chatId: string): Promise<RunningTurn | undefined>;
   /** Asks the chat's running turn to stop; false when none is running. */
   cancel(chatId: string): Promise<boolean>;
+  /** Whether a turn is running in the chat (on any instance whose heartbeat is fresh). */
+  isRunning(chatId: string): Promise<boolean>;
   /** Cancels every turn running on this instance (at shutdown); returns how many. */
   cancelAll(): number;
 }
@@ -48,6 +50,7 @@ export function createMemoryRunningTurns(): RunningTurns {
       controller?.abort();
       return controller !== undefined;
     },
+    isRunning: async (chatId) => running.has(chatId),
     cancelAll() {
       for (const controller of running.values()) controller.abort();
       return running.size;
@@ -154,6 +157,17 @@ export function createDatabaseRunningTurns(
         .where('heartbeat_at', '>=', freshSince())
         .executeTakeFirst();
       return controller !== undefined || Number(result.numUpdatedRows) > 0;
+    },
+
+    async isRunning(chatId) {
+      if (local.has(chatId)) return true;
+      const row = await db
+        .selectFrom('chat_turns')
+        .select('turn_id')
+        .where('chat_id', '=', chatId)
+        .where('heartbeat_at', '>=', freshSince())
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     cancelAll() {

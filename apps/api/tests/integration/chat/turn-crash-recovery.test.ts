@@ -209,7 +209,21 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
       'assistant',
     ]);
     const slowCall = stored[3]?.parts[0] as ToolCallPart;
-    expect(slowCall).toMatchObject({ type: 'tool_call', name: 'slow', status: 'running' });
+    // Stored as running; with no turn alive in the chat, a reload shows it cut off.
+    expect(slowCall).toMatchObject({
+      type: 'tool_call',
+      name: 'slow',
+      status: 'aborted',
+      errorCode: 'aborted',
+    });
+    const [row] = await current()
+      .database.db.selectFrom('messages')
+      .select('parts')
+      .where('id', '=', stored[3]?.id as string)
+      .execute();
+    // SQLite hands JSON columns back as text, PostgreSQL as values.
+    const storedParts = typeof row?.parts === 'string' ? JSON.parse(row.parts) : row?.parts;
+    expect(storedParts).toEqual([{ ...slowCall, status: 'running', errorCode: undefined }]);
 
     fake.enqueue('anthropic', say('Sorry, that was interrupted.'));
     const next = await readTurnEvents(
@@ -230,7 +244,7 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
       'user',
       'assistant',
     ]);
-    expect(repaired[3]?.parts).toEqual([{ ...slowCall, status: 'aborted', errorCode: 'aborted' }]);
+    expect(repaired[3]?.parts).toEqual([slowCall]);
     expect(repaired[4]?.parts).toEqual([
       {
         type: 'tool_result',
