@@ -20,11 +20,14 @@ export const API_KEY_PREFIX = 'mango_';
 /**
  * How long a verified session or API key is trusted without asking better-auth
  * again. Verifying costs signatures and database reads (most of a settings
- * request); the price is that a credential revoked on another instance keeps
- * working there for up to this long. On the instance that revokes it, it stops
- * at once.
+ * request). A revocation (sign-out, revoked session, changed password, deleted
+ * key or user) empties the cache of the instance that handled it at once, and
+ * of every other instance when the change feed's signal arrives; while the
+ * feed is not live, credentials are verified on every request.
  */
 export const CREDENTIAL_CACHE_MS = 30_000;
+/** The change-feed channel that says "some credential was revoked: forget what you verified". */
+export const CREDENTIALS_CHANNEL = 'auth_credentials';
 const CREDENTIAL_CACHE_ENTRIES = 10_000;
 
 /** better-auth routes after which a cached credential may be stale. */
@@ -176,6 +179,13 @@ export function createAuth(options: AuthOptions): AuthService {
     max: CREDENTIAL_CACHE_ENTRIES,
     ttl: CREDENTIAL_CACHE_MS,
   });
+  // Bumped on every revocation, so a verification that started before one is not cached after it.
+  let revocations = 0;
+  const forgetAll = () => {
+    revocations++;
+    verified.clear();
+  };
+  database.changes.subscribe(CREDENTIALS_CHANNEL, { onChange: forgetAll, onReset: forgetAll });
   let openApiPaths: Promise<Record<string, unknown>> | undefined;
   return {
     api: auth.api,
@@ -196,7 +206,13 @@ export function createAuth(options: AuthOptions): AuthService {
       const path = new URL(request.url).pathname;
       if (request.method === 'POST' && REVOKING_PATH.test(path)) {
         const response = await auth.handler(request);
-        verified.clear();
+        forgetAll();
+        await database.changes.notify(CREDENTIALS_CHANNEL, 'revoked').catch((error: unknown) => {
+          // The revocation stands; other instances forget within CREDENTIAL_CACHE_MS.
+          options.logger?.warn('could not signal a revoked credential to other instances', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        });
         return toApiErrorFormat(response);
       }
       // The first-account rule counts users before inserting one; holding a
@@ -215,10 +231,14 @@ export function createAuth(options: AuthOptions): AuthService {
       const cookie = headers.get('cookie');
       const cacheKey = bearer ? `key:${bearer}` : cookie ? `cookie:${cookie}` : undefined;
       if (!cacheKey) return null;
-      const cached = verified.get(cacheKey);
+      // Without a live feed a revocation elsewhere could go unheard: verify every time.
+      const live = database.changes.isLive();
+      const cached = live ? verified.get(cacheKey) : undefined;
       if (cached) return cached;
+      const before = revocations;
       const user = bearer ? await verifyApiKey(bearer, headers) : await verifySession(headers);
-      if (user) verified.set(cacheKey, user.user, { ttl: user.ttl });
+      if (user && live && revocations === before && database.changes.isLive())
+        verified.set(cacheKey, user.user, { ttl: user.ttl });
       return user?.user ?? null;
     },
   };
