@@ -184,12 +184,12 @@ export function searchLinesContaining(
     }
     return cursorLine;
   };
-  if (literals.length === 0 || literals.some((requirement) => requirement.length === 0)) {
-    throw new Error('searchLinesContaining needs at least one requirement, each with strings');
-  }
   const [first, ...others] = literals.map(
     (requirement) => new OccurrenceCursor(bytes, requirement),
   );
+  if (first === undefined || literals.some((requirement) => requirement.length === 0)) {
+    throw new Error('searchLinesContaining needs at least one requirement, each with strings');
+  }
   // Pure ASCII (checked once, with SIMD) reads the same in every decoding: lines are sliced
   // straight from the bytes, without a Buffer view per line ('ascii' is Bun's fast slice).
   const ascii = isAscii(bytes);
@@ -202,7 +202,7 @@ export function searchLinesContaining(
       result.stopped = true;
       break;
     }
-    const hit = (first as OccurrenceCursor).firstFrom(from);
+    const hit = first.firstFrom(from);
     if (hit === -1) break;
     const lineStart = hit === 0 ? 0 : bytes.lastIndexOf(10, hit - 1) + 1;
     let lineEnd = bytes.indexOf(10, hit);
