@@ -407,3 +407,24 @@ export function toReportedPath(absolutePath: string, context: PathPolicyContext)
   }
   return target;
 }
+
+/**
+ * `toReportedPath` for the entries of one walk, given as "/"-separated names
+ * below `baseAbsolutePath` (no "." or ".." segments). When the base lies inside
+ * the working directory every answer is one string join, instead of resolving
+ * and relating each path again (a walk reports thousands).
+ */
+export function createReportedPathBuilder(
+  baseAbsolutePath: string,
+  context: PathPolicyContext,
+): (relativePath: string) => string {
+  const base = path.resolve(baseAbsolutePath);
+  const directory = getEffectiveWorkingDirectory(context);
+  if (directory !== undefined && isPathInside(directory, base)) {
+    const relativeBase = path.relative(directory, base);
+    if (relativeBase === '') return (relativePath) => relativePath;
+    return (relativePath) => `${relativeBase}/${relativePath}`;
+  }
+  const prefix = base === path.sep ? '' : base;
+  return (relativePath) => toReportedPath(`${prefix}/${relativePath}`, context);
+}

@@ -11,9 +11,9 @@ import { PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { DEFAULT_WALK_LIMITS, type WalkLimits, walkTree } from '../fs/walk-tree';
 import {
   createPathFilter,
+  createReportedPathBuilder,
   getEffectiveWorkingDirectory,
   resolveAndValidatePath,
-  toReportedPath,
 } from '../path-policy';
 import { registerTool } from '../registry';
 import { clampIntegerSetting, getBooleanSetting } from '../settings-policy';
@@ -131,6 +131,7 @@ export async function runGlob(
     truncated: false,
   };
   const prefix = base.absolutePath === '/' ? '' : base.absolutePath;
+  const reported = createReportedPathBuilder(base.absolutePath, context);
   collect: for await (const batch of walk.batches) {
     for (const entry of batch) {
       if (!compiled.matches(entry.relativePath)) continue;
@@ -139,8 +140,9 @@ export async function runGlob(
         result.truncatedReason = `more than maxResults (${maxResults}) paths match; narrow the pattern or cwd, or ask the user to raise maxResults`;
         break collect;
       }
-      const absolutePath = `${prefix}/${entry.relativePath}`;
-      result.matches.push(absolute ? absolutePath : toReportedPath(absolutePath, context));
+      result.matches.push(
+        absolute ? `${prefix}/${entry.relativePath}` : reported(entry.relativePath),
+      );
     }
   }
   if (!result.truncated && walk.report.incompleteBecause) {

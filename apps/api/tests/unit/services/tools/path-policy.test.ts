@@ -10,6 +10,7 @@ import {
 import { BINARY_SNIFF_BYTES, looksBinary } from '../../../../src/services/tools/fs/binary';
 import {
   createPathFilter,
+  createReportedPathBuilder,
   getEffectiveWorkingDirectory,
   isContainmentActive,
   isPathInside,
@@ -439,6 +440,33 @@ describe('createPathFilter', () => {
     } finally {
       protectServerPaths([]);
     }
+  });
+});
+
+describe('createReportedPathBuilder', () => {
+  test('answers exactly what toReportedPath answers for each walk entry', () => {
+    const entries = ['a.txt', 'sub/b.txt', 'deep/er/c.ts', 'x y/ü.md'];
+    const contexts: Array<[string, PathPolicyContext]> = [
+      ['agent', agent()],
+      ['chat (no directory)', agent({ mode: 'chat' })],
+      ['agent, unrestricted', agent({ restrictToWorkingDirectory: false })],
+    ];
+    const bases = [work, path.join(work, 'sub'), path.join(root, 'w2'), root, outside, '/'];
+    for (const [label, context] of contexts) {
+      for (const base of bases) {
+        const build = createReportedPathBuilder(base, context);
+        for (const entry of entries) {
+          const absolute = `${base === '/' ? '' : base}/${entry}`;
+          expect([label, base, build(entry)]).toEqual([
+            label,
+            base,
+            toReportedPath(absolute, context),
+          ]);
+        }
+      }
+    }
+    expect(createReportedPathBuilder(path.join(work, 'sub'), agent())('b.txt')).toBe('sub/b.txt');
+    expect(createReportedPathBuilder(work, agent())('b.txt')).toBe('b.txt');
   });
 });
 
