@@ -5,7 +5,6 @@
  * SQLite, LISTEN/NOTIFY on PostgreSQL), not after the cache's 30 s.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { CREDENTIAL_CACHE_MS } from '../../../src/auth/create-auth';
 import { type AppDatabase, openDatabase } from '../../../src/db/database';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
@@ -47,9 +46,8 @@ describeEachDatabase('revoking a credential on one instance', (_kind, current) =
       body: '{}',
     });
     expect(signOut.status).toBe(200);
-    const started = Date.now();
+    // waitUntil gives up after 3 s, a tenth of the cache's 30 s (CREDENTIAL_CACHE_MS).
     expect(await waitUntil(async () => (await statusOn(there, cookie)) === 401)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(CREDENTIAL_CACHE_MS / 3);
     expect(await statusOn(here, cookie)).toBe(401);
   });
 
@@ -70,8 +68,6 @@ describeEachDatabase('revoking a credential on one instance', (_kind, current) =
       body: JSON.stringify({ keyId: id }),
     });
     expect(deleted.status).toBe(200);
-    const started = Date.now();
     expect(await waitUntil(async () => (await statusOn(there, bearer)) === 401)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(CREDENTIAL_CACHE_MS / 3);
   });
 });
