@@ -135,6 +135,43 @@ describe('grep: searching', () => {
   });
 });
 
+describe('grep: several searches at once', () => {
+  test('each answers what it answers alone, whatever the others and a slow first file do', async () => {
+    const many = createTempTree('grep-concurrent');
+    try {
+      // A large file first in walk order keeps one worker busy while the rest race ahead.
+      many.add({ 'a/big.txt': `${'line with a hit in it\n'.repeat(200_000)}last hit\n` });
+      for (let index = 0; index < 1200; index++) {
+        many.add({
+          [`b${index % 7}/f${String(index).padStart(4, '0')}.txt`]: `${'filler\n'.repeat(index % 30)}hit ${index}\n${index % 3 === 0 ? 'second hit\n' : ''}`,
+        });
+      }
+      const context = (parameters: Record<string, unknown>) =>
+        createTestToolContext({ mode: 'agent', workingDirectory: many.root, parameters });
+      const full = context({
+        maxResults: 5000,
+        maxMatchesPerFile: 3,
+        maxFileSizeBytes: 10_000_000,
+      });
+      const capped = context({});
+      const searches = [
+        () => runGrep({ pattern: 'hit', path: '.' }, full),
+        () => runGrep({ pattern: 'hit \\d+5$', path: '.' }, full),
+        () => runGrep({ pattern: 'second', path: '.' }, capped),
+        () => runGrep({ pattern: 'hit', path: 'b3' }, capped),
+      ];
+      const alone = [];
+      for (const search of searches) alone.push(await search());
+      expect(alone[0]?.matches.length).toBe(1 * 3 + 1200 + 400);
+      expect(alone[0]?.filesScanned).toBe(1201);
+      const together = await Promise.all([...searches, ...searches].map((search) => search()));
+      expect(together).toEqual([...alone, ...alone]);
+    } finally {
+      many.remove();
+    }
+  });
+});
+
 describe('grep: errors', () => {
   test('an invalid regex is a GrepPatternError (validation_failed) that says what to do', async () => {
     const error = await runGrep({ pattern: 'foo(', path: '.' }, agent()).catch((caught) => caught);
