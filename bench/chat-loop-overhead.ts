@@ -88,6 +88,7 @@ function recording(
 ): LanguageModelProvider {
   return {
     id: provider.id,
+    toolRequestFields: provider.toolRequestFields,
     streamTurn(request) {
       into.push({ ...request, messages: [...request.messages], signal: undefined });
       return provider.streamTurn(request);

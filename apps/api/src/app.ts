@@ -14,6 +14,7 @@ import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
+import { createChatCapabilities } from './services/chat/chat-capabilities';
 import { createChatRepository } from './services/chat/chat-repository';
 import { createChatService } from './services/chat/chat-service';
 import { createChatTurnService } from './services/chat/chat-turn-service';
@@ -70,20 +71,20 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const providers = deps.providers ?? createProviderRegistry({});
   const chatRepository = createChatRepository(deps.database, now);
   const runningTurns = deps.runningTurns ?? createDatabaseRunningTurns(deps.database, { now });
+  const turnDeps = {
+    chats: chatRepository,
+    providers,
+    loadSavedToolSettings: (userId: string) => services.toolSettings.loadSavedToolSettings(userId),
+    createFreshnessLedger: (chatId: string) =>
+      createDatabaseFreshnessLedger(deps.database, chatId, { now }),
+    ...(deps.toolRegistry ? { toolRegistry: deps.toolRegistry } : {}),
+  };
   const chatRoutes = createChatRoutes({
     providers,
     userIdOf: (request) => requireUser(request).id,
     chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
-    turns: createChatTurnService({
-      chats: chatRepository,
-      providers,
-      running: runningTurns,
-      loadSavedToolSettings: (userId) => services.toolSettings.loadSavedToolSettings(userId),
-      createFreshnessLedger: (chatId) =>
-        createDatabaseFreshnessLedger(deps.database, chatId, { now }),
-      ...(deps.toolRegistry ? { toolRegistry: deps.toolRegistry } : {}),
-      logger,
-    }),
+    turns: createChatTurnService({ ...turnDeps, running: runningTurns, logger }),
+    capabilities: createChatCapabilities(turnDeps),
   });
   // The OpenAPI route describes the finished app, which exists once this function returns.
   const finished: { app?: AnyElysia } = {};

@@ -6,6 +6,8 @@
 import {
   CancelTurnResponse,
   Chat,
+  ChatCapabilities,
+  ChatCapabilitiesQuery,
   ChatListResponse,
   ChatMessagesResponse,
   CreateChatBody,
@@ -15,6 +17,7 @@ import {
 } from '@mango/shared';
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
+import type { ChatCapabilitiesService } from '../services/chat/chat-capabilities';
 import type { ChatService } from '../services/chat/chat-service';
 import type { ChatTurnService } from '../services/chat/chat-turn-service';
 import type { ProviderRegistry } from '../services/providers/provider-registry';
@@ -23,6 +26,7 @@ import { createTurnEventStream } from './turn-event-stream';
 export interface ChatRoutesDependencies {
   chats: ChatService;
   turns: ChatTurnService;
+  capabilities: ChatCapabilitiesService;
   providers: ProviderRegistry;
   /** The signed-in user's id (the authentication hook has already run). */
   userIdOf: (request: Request) => string;
@@ -94,6 +98,21 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
         params: ChatParams,
         response: ChatMessagesResponse,
         detail: { summary: 'The stored messages with their parts' },
+      },
+    )
+    .get(
+      '/chats/:id/capabilities',
+      ({ params, query, request }) =>
+        deps.capabilities.inspect(userIdOf(request), params.id, query),
+      {
+        params: ChatParams,
+        query: ChatCapabilitiesQuery,
+        response: ChatCapabilities,
+        detail: {
+          summary: "The capabilities inspector: the tools the chat's next turn would offer",
+          description:
+            "Each tool with its source (builtin or server), state (enabled, disabled, unavailable) and the reason; each MCP server with its state and health. ?include=wire adds the exact tool fields the chat's provider would receive (?model= builds them for another model).",
+        },
       },
     )
     .post(

@@ -79,6 +79,30 @@ export function toConversation(messages: readonly StoredMessage[]): Conversation
   });
 }
 
+/** The tools a turn in `chat` offers and runs (the capabilities inspector shows the same). */
+export function createTurnToolset(
+  deps: Pick<ChatTurnServiceDeps, 'createToolset' | 'toolRegistry' | 'createFreshnessLedger'>,
+  userId: string,
+  chat: ChatRecord,
+  saved: SavedToolSettingsByName,
+): TurnToolset {
+  return (
+    deps.createToolset?.({ userId, chat, saved }) ??
+    createBuiltinToolset({
+      savedSettings: saved,
+      ...(deps.toolRegistry ? { registry: deps.toolRegistry } : {}),
+      context: {
+        userId,
+        chatId: chat.id,
+        mode: chat.mode,
+        ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
+        restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+        freshness: deps.createFreshnessLedger(chat.id),
+      },
+    })
+  );
+}
+
 function titleFrom(content: string): string {
   const line = content.trim().split('\n')[0]?.trim() ?? '';
   return line.length > 80 ? `${line.slice(0, 77)}...` : line || DEFAULT_CHAT_TITLE;
@@ -138,20 +162,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
             { role: 'user', parts: [{ type: 'text', text: body.content }] },
           ]);
           const saved = await deps.loadSavedToolSettings(userId);
-          const toolset =
-            deps.createToolset?.({ userId, chat, saved }) ??
-            createBuiltinToolset({
-              savedSettings: saved,
-              ...(deps.toolRegistry ? { registry: deps.toolRegistry } : {}),
-              context: {
-                userId,
-                chatId,
-                mode: chat.mode,
-                ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
-                restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
-                freshness: deps.createFreshnessLedger(chatId),
-              },
-            });
+          const toolset = createTurnToolset(deps, userId, chat, saved);
           const system = buildSystemPrompt({
             mode: chat.mode,
             workingDirectory: chat.workingDirectory,

@@ -15,6 +15,7 @@ export function createAnthropicProvider(options: ProviderConnectionOptions): Lan
   const client = new Anthropic(sdkClientOptions(options));
   return {
     id: 'anthropic',
+    toolRequestFields: (tools, messages) => prepareAnthropicTools(tools, 'auto', messages),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,

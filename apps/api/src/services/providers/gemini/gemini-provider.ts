@@ -26,6 +26,7 @@ export function createGeminiProvider(options: ProviderConnectionOptions): Langua
   });
   return {
     id: 'gemini',
+    toolRequestFields: (tools) => prepareGeminiTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,

@@ -18,6 +18,7 @@ export function createOpenAICompatibleProvider(
   const client = new OpenAI(sdkClientOptions(options));
   return {
     id: 'openai-compatible',
+    toolRequestFields: (tools) => prepareChatCompletionsTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,

@@ -15,6 +15,7 @@ export function createOpenAIResponsesProvider(
   const client = new OpenAI(sdkClientOptions(options));
   return {
     id: 'openai',
+    toolRequestFields: (tools) => prepareResponsesTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,

@@ -1,6 +1,6 @@
 /** The one interface every provider adapter implements and the turn loop consumes. Types only. */
-import type { ProviderStreamEvent } from '@mango/shared';
-import type { ProviderRequest } from './provider-request';
+import type { ConversationMessage, ProviderStreamEvent } from '@mango/shared';
+import type { ProviderRequest, ProviderToolDefinition } from './provider-request';
 
 /** The adapters this server has; a model is named `<ProviderId>:<modelId>` (SPEC §15). */
 export type ProviderId = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
@@ -17,4 +17,13 @@ export interface LanguageModelProvider {
    * the call even when the provider sent none.
    */
   streamTurn(request: ProviderRequest): AsyncIterable<ProviderStreamEvent>;
+  /**
+   * The tool fields this adapter puts into a request with these tools and this
+   * history when the model may choose (tool choice `auto`), in the provider's
+   * own format: what the capabilities inspector shows as the wire payload.
+   */
+  toolRequestFields(
+    tools: readonly ProviderToolDefinition[],
+    messages: readonly ConversationMessage[],
+  ): Record<string, unknown>;
 }

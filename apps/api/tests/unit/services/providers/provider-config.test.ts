@@ -55,7 +55,11 @@ describe('model names', () => {
   );
 
   test('a provider that is not configured is not offered', () => {
-    const fake: LanguageModelProvider = { id: 'anthropic', streamTurn: async function* () {} };
+    const fake: LanguageModelProvider = {
+      id: 'anthropic',
+      streamTurn: async function* () {},
+      toolRequestFields: () => ({}),
+    };
     const registry = createProviderRegistry(
       { anthropic: { apiKey: 'k' } },
       { anthropic: () => fake },
