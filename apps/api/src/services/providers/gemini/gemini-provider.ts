@@ -9,7 +9,7 @@ import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
 import { toGeminiContents } from './convert-messages';
 import { parseGeminiStream } from './parse-stream';
-import { prepareGeminiTools } from './prepare-tools';
+import { geminiToolRequestFields, prepareGeminiTools } from './prepare-tools';
 
 const LABEL = 'Gemini';
 
@@ -26,7 +26,7 @@ export function createGeminiProvider(options: ProviderConnectionOptions): Langua
   });
   return {
     id: 'gemini',
-    toolRequestFields: (tools) => prepareGeminiTools(tools, 'auto'),
+    toolRequestFields: (tools) => geminiToolRequestFields(tools),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,
