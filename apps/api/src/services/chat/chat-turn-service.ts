@@ -151,13 +151,12 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
         const writer = createTurnMessageWriter(chats, chatId);
         try {
           // Safe only now: holding the claim, no turn anywhere can still answer these calls.
-          const answered = await answerUnansweredToolCalls(chats, chatId);
+          const { answered, messages: earlier } = await answerUnansweredToolCalls(chats, chatId);
           if (answered.length > 0)
             deps.logger?.warn('answered the tool calls of an interrupted turn as aborted', {
               chatId,
               toolCallIds: answered,
             });
-          const earlier = await chats.listMessages(chatId);
           await chats.appendMessages(chatId, [
             { role: 'user', parts: [{ type: 'text', text: body.content }] },
           ]);

@@ -35,6 +35,21 @@ export async function streamModelStep(
   let sawEnd = false;
 
   const last = () => parts.at(-1);
+  /** A new call part, in the step's parts at its place in the stream. */
+  const startCall = (toolCallId: string, name: string) => {
+    const part: ToolCallPart = {
+      type: 'tool_call',
+      toolCallId,
+      name,
+      arguments: '',
+      status: 'running',
+      durationMs: 0,
+    };
+    const call = { part, completed: false };
+    calls.set(toolCallId, call);
+    parts.push(part);
+    return call;
+  };
   const handle = (event: ProviderStreamEvent) => {
     switch (event.type) {
       case 'text_delta': {
@@ -60,16 +75,7 @@ export async function streamModelStep(
         break;
       }
       case 'tool_call_started': {
-        const part: ToolCallPart = {
-          type: 'tool_call',
-          toolCallId: event.toolCallId,
-          name: event.name,
-          arguments: '',
-          status: 'running',
-          durationMs: 0,
-        };
-        calls.set(event.toolCallId, { part, completed: false });
-        parts.push(part);
+        startCall(event.toolCallId, event.name);
         break;
       }
       case 'tool_call_arguments_delta': {
@@ -78,21 +84,8 @@ export async function streamModelStep(
         break;
       }
       case 'tool_call_completed': {
-        let call = calls.get(event.toolCallId);
-        if (!call) {
-          // A completion without a start still counts as a call.
-          const part: ToolCallPart = {
-            type: 'tool_call',
-            toolCallId: event.toolCallId,
-            name: event.name,
-            arguments: '',
-            status: 'running',
-            durationMs: 0,
-          };
-          call = { part, completed: false };
-          calls.set(event.toolCallId, call);
-          parts.push(part);
-        }
+        // A completion without a start still counts as a call.
+        const call = calls.get(event.toolCallId) ?? startCall(event.toolCallId, event.name);
         call.completed = true;
         call.part.name = event.name;
         call.part.arguments = event.arguments;

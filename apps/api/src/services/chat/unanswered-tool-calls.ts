@@ -70,12 +70,18 @@ export function planUnansweredToolCallRepair(messages: readonly StoredMessage[])
   return changes;
 }
 
-/** Repairs the chat's stored messages; resolves to the ids of the calls answered. */
+/**
+ * Repairs the chat's stored messages; resolves to the ids of the calls
+ * answered and the messages as now stored.
+ */
 export async function answerUnansweredToolCalls(
   chats: Pick<ChatRepository, 'listMessages' | 'saveMessages'>,
   chatId: string,
-): Promise<string[]> {
-  const { answered, ...changes } = planUnansweredToolCallRepair(await chats.listMessages(chatId));
-  if (answered.length > 0) await chats.saveMessages(chatId, changes);
-  return answered;
+): Promise<{ answered: string[]; messages: StoredMessage[] }> {
+  const messages = await chats.listMessages(chatId);
+  const { answered, ...changes } = planUnansweredToolCallRepair(messages);
+  if (answered.length === 0) return { answered, messages };
+  await chats.saveMessages(chatId, changes);
+  // Read again only after a repair: the common case reads the history once.
+  return { answered, messages: await chats.listMessages(chatId) };
 }

@@ -7,11 +7,7 @@
  * classified like HTTP errors.
  */
 import type { ProviderStreamEvent } from '@mango/shared';
-import {
-  providerErrorEvent,
-  streamEndedEarlyEvent,
-  toProviderErrorEvent,
-} from '../shared/provider-stream-error';
+import { streamStoppedEvent, toProviderErrorEvent } from '../shared/provider-stream-error';
 import {
   type AnthropicBlockDelta,
   type AnthropicBlockStart,
@@ -113,7 +109,5 @@ export async function* parseAnthropicStream(
     yield toProviderErrorEvent(providerLabel, error, signal);
     return;
   }
-  yield signal?.aborted
-    ? providerErrorEvent('aborted', 'The turn was cancelled.')
-    : streamEndedEarlyEvent(providerLabel);
+  yield streamStoppedEvent(providerLabel, signal);
 }

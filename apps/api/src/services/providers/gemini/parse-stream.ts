@@ -9,9 +9,9 @@
 import type { ProviderMetadata, ProviderStreamEvent, UsageEvent } from '@mango/shared';
 import { createChunkValidator } from '../shared/chunk-validator';
 import {
-  providerErrorEvent,
   streamEndedEarlyEvent,
   toProviderErrorEvent,
+  turnCancelledEvent,
 } from '../shared/provider-stream-error';
 import { createToolCallId } from '../shared/tool-call-ids';
 import { GeminiChunk, type GeminiPart } from './chunk-schema';
@@ -71,7 +71,7 @@ export async function* parseGeminiStream(
     return;
   }
   if (signal?.aborted) {
-    yield providerErrorEvent('aborted', 'The turn was cancelled.');
+    yield turnCancelledEvent();
     return;
   }
   if (finishReason === undefined) {

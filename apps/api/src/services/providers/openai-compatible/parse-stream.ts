@@ -7,7 +7,7 @@
  */
 import type { ProviderStreamEvent, UsageEvent } from '@mango/shared';
 import { createChunkValidator } from '../shared/chunk-validator';
-import { providerErrorEvent, toProviderErrorEvent } from '../shared/provider-stream-error';
+import { toProviderErrorEvent, turnCancelledEvent } from '../shared/provider-stream-error';
 import { type AssemblerEvent, createToolCallAssembler } from '../shared/tool-call-assembler';
 import { ChatCompletionsChunk } from './chunk-schema';
 import { mapChatCompletionsFinishReason, mapChatCompletionsUsage } from './map-finish-reason';
@@ -55,7 +55,7 @@ export async function* parseChatCompletionsStream(
     return;
   }
   if (signal?.aborted) {
-    yield providerErrorEvent('aborted', 'The turn was cancelled.');
+    yield turnCancelledEvent();
     return;
   }
   yield* close(assembler.finish());

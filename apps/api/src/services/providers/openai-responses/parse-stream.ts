@@ -9,8 +9,7 @@
 import type { ProviderStreamEvent } from '@mango/shared';
 import {
   ProviderStreamError,
-  providerErrorEvent,
-  streamEndedEarlyEvent,
+  streamStoppedEvent,
   toProviderErrorEvent,
 } from '../shared/provider-stream-error';
 import {
@@ -114,7 +113,5 @@ export async function* parseResponsesStream(
     yield toProviderErrorEvent(providerLabel, error, signal);
     return;
   }
-  yield signal?.aborted
-    ? providerErrorEvent('aborted', 'The turn was cancelled.')
-    : streamEndedEarlyEvent(providerLabel);
+  yield streamStoppedEvent(providerLabel, signal);
 }

@@ -97,7 +97,7 @@ export function toProviderErrorEvent(
   error: unknown,
   signal?: AbortSignal,
 ): ErrorEvent {
-  if (signal?.aborted) return providerErrorEvent('aborted', ADVICE.aborted);
+  if (signal?.aborted) return turnCancelledEvent();
   const detail = error instanceof Error ? error.message : String(error);
   const say = (code: ProviderErrorCode, what: string, status?: number) =>
     providerErrorEvent(code, `${providerLabel}: ${what} ${ADVICE[code]}`, status);
@@ -128,10 +128,20 @@ export function toProviderErrorEvent(
   return say('provider_error', `the call failed (${detail}).`);
 }
 
+/** The `error` event for a turn cancelled while its model call ran. */
+export function turnCancelledEvent(): ErrorEvent {
+  return providerErrorEvent('aborted', ADVICE.aborted);
+}
+
 /** The `error` event for a stream that ended without the provider's closing event. */
 export function streamEndedEarlyEvent(providerLabel: string): ErrorEvent {
   return providerErrorEvent(
     'stream_interrupted',
     `${providerLabel}: the stream ended before the provider said it was finished. ${ADVICE.stream_interrupted}`,
   );
+}
+
+/** How a stream that stopped without its closing event ends: cancelled, or cut short. */
+export function streamStoppedEvent(providerLabel: string, signal?: AbortSignal): ErrorEvent {
+  return signal?.aborted ? turnCancelledEvent() : streamEndedEarlyEvent(providerLabel);
 }

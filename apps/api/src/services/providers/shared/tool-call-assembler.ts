@@ -97,6 +97,18 @@ export function createToolCallAssembler(
     return candidate;
   }
 
+  /** Announces a call, releasing in one piece the arguments that arrived before its name. */
+  function start(call: PendingCall, events: AssemblerEvent[]): void {
+    call.started = true;
+    events.push({ type: 'tool_call_started', toolCallId: call.toolCallId, name: call.name });
+    if (call.arguments !== '')
+      events.push({
+        type: 'tool_call_arguments_delta',
+        toolCallId: call.toolCallId,
+        delta: call.arguments,
+      });
+  }
+
   return {
     push(fragment) {
       const call = locate(fragment);
@@ -107,15 +119,7 @@ export function createToolCallAssembler(
       const delta = fragment.arguments ?? '';
       call.arguments += delta;
       if (!call.started && call.name !== '') {
-        call.started = true;
-        events.push({ type: 'tool_call_started', toolCallId: call.toolCallId, name: call.name });
-        // Arguments that arrived before the name are released in one piece.
-        if (call.arguments !== '')
-          events.push({
-            type: 'tool_call_arguments_delta',
-            toolCallId: call.toolCallId,
-            delta: call.arguments,
-          });
+        start(call, events);
       } else if (call.started && delta !== '') {
         events.push({ type: 'tool_call_arguments_delta', toolCallId: call.toolCallId, delta });
       }
@@ -126,17 +130,8 @@ export function createToolCallAssembler(
       for (const call of calls) {
         if (call.closed) continue;
         call.closed = true;
-        if (!call.started) {
-          // A call whose name never arrived is still answered (as an unknown tool), never dropped.
-          call.started = true;
-          events.push({ type: 'tool_call_started', toolCallId: call.toolCallId, name: call.name });
-          if (call.arguments !== '')
-            events.push({
-              type: 'tool_call_arguments_delta',
-              toolCallId: call.toolCallId,
-              delta: call.arguments,
-            });
-        }
+        // A call whose name never arrived is still answered (as an unknown tool), never dropped.
+        if (!call.started) start(call, events);
         events.push({
           type: 'tool_call_completed',
           toolCallId: call.toolCallId,

@@ -9,11 +9,14 @@ import { ToolArgumentError } from '../errors';
 import { replaceFileAtomically } from '../fs/atomic-write';
 import { applyReplacement, explainMiss, lineOfOffset, planReplacement } from '../fs/exact-replace';
 import { missingFileError, stopIfCancelled, toToolError } from '../fs/file-errors';
-import { recordFileWrite, sha256Hex } from '../fs/freshness';
+import { recordFileWrite } from '../fs/freshness';
 import { GUARD_TEXT_MAX_BYTES, inspectTarget, loadForOverwrite } from '../fs/overwrite-guard';
-import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
+import {
+  defaultPathPolicyParameters,
+  FILE_PATH_PROPERTY,
+  PATH_POLICY_DESCRIPTORS,
+} from '../fs/path-settings';
 import { encodeText } from '../fs/text-encoding';
-import { countLines } from '../fs/text-window';
 import { resolveAndValidatePath, toReportedPath } from '../path-policy';
 import { registerTool } from '../registry';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
@@ -33,12 +36,7 @@ const definition: ToolDefinition = {
   parameters: {
     type: 'object',
     properties: {
-      path: {
-        type: 'string',
-        description: 'The file: absolute, starting with "~", or relative to the working directory.',
-        minLength: 1,
-        maxLength: 4096,
-      },
+      path: FILE_PATH_PROPERTY,
       oldString: {
         type: 'string',
         description:
@@ -124,13 +122,7 @@ export async function editFile(rawArgs: unknown, context: ToolContext): Promise<
     } catch (error) {
       throw toToolError(error, resolved);
     }
-    const sha256 = sha256Hex(bytes);
-    await recordFileWrite(context.freshness, target, {
-      sha256,
-      size: stats.size,
-      mtimeMs: stats.mtimeMs,
-      totalLines: countLines(text),
-    });
+    const sha256 = await recordFileWrite(context.freshness, target, { bytes, text, stats });
     return {
       path: toReportedPath(resolved.absolutePath, context),
       replacements: args.replaceAll === true ? plan.offsets.length : 1,

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { parseToolArguments } from '../arg-parsing';
 import { NotFoundError, ToolArgumentError } from '../errors';
 import { compileGlob } from '../fs/glob-pattern';
-import { PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
+import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { DEFAULT_WALK_LIMITS, type WalkLimits, walkTree } from '../fs/walk-tree';
 import {
   createPathFilter,
@@ -163,8 +163,7 @@ export const globTool: RegisteredTool = {
     enabledByDefault: true,
     canDisable: true,
     defaultParameters: {
-      allowedPaths: [],
-      deniedPaths: [],
+      ...defaultPathPolicyParameters(),
       maxResults: GLOB_DEFAULT_MAX_RESULTS,
       includeDotfiles: false,
       absolute: false,

@@ -11,7 +11,7 @@ import { GrepPatternError, NotFoundError, ToolArgumentError } from '../errors';
 import { compileFileFilter } from '../fs/glob-pattern';
 import { type GrepMatch, runGrepSearch } from '../fs/grep-search';
 import { type GrepWorkerPool, getGrepWorkerPool } from '../fs/grep-worker-pool';
-import { PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
+import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { DEFAULT_WALK_LIMITS, type WalkLimits } from '../fs/walk-tree';
 import { createPathFilter, resolveAndValidatePath, toReportedPath } from '../path-policy';
 import { registerTool } from '../registry';
@@ -227,7 +227,7 @@ export const grepTool: RegisteredTool = {
     category: 'system',
     enabledByDefault: true,
     canDisable: true,
-    defaultParameters: { allowedPaths: [], deniedPaths: [], ...GREP_DEFAULTS },
+    defaultParameters: { ...defaultPathPolicyParameters(), ...GREP_DEFAULTS },
     parameterDescriptors: [
       ...PATH_POLICY_DESCRIPTORS,
       {

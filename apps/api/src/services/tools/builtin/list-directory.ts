@@ -6,7 +6,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { parseToolArguments } from '../arg-parsing';
 import { NotFoundError, ToolArgumentError, ToolExecutionError } from '../errors';
-import { PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
+import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { createPathFilter, resolveAndValidatePath } from '../path-policy';
 import { registerTool } from '../registry';
 import { clampIntegerSetting } from '../settings-policy';
@@ -117,8 +117,7 @@ export const listDirectoryTool: RegisteredTool = {
     enabledByDefault: true,
     canDisable: true,
     defaultParameters: {
-      allowedPaths: [],
-      deniedPaths: [],
+      ...defaultPathPolicyParameters(),
       maxEntries: LIST_DIRECTORY_DEFAULT_MAX_ENTRIES,
     },
     parameterDescriptors: [

@@ -15,7 +15,11 @@ import {
 } from '../fs/capped-read';
 import { errorCode, missingFileError, requireRegularFile, toToolError } from '../fs/file-errors';
 import { recordFileRead, sha256Hex } from '../fs/freshness';
-import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
+import {
+  defaultPathPolicyParameters,
+  FILE_PATH_PROPERTY,
+  PATH_POLICY_DESCRIPTORS,
+} from '../fs/path-settings';
 import {
   bomLength,
   decodeText,
@@ -65,12 +69,7 @@ const definition: ToolDefinition = {
   parameters: {
     type: 'object',
     properties: {
-      path: {
-        type: 'string',
-        description: 'The file: absolute, starting with "~", or relative to the working directory.',
-        minLength: 1,
-        maxLength: 4096,
-      },
+      path: FILE_PATH_PROPERTY,
       startLine: {
         type: 'integer',
         description: 'Text view only: the first line to show (1-based). Default 1.',

@@ -12,11 +12,14 @@ import {
   replaceFileAtomically,
 } from '../fs/atomic-write';
 import { stopIfCancelled, toToolError } from '../fs/file-errors';
-import { recordFileWrite, sha256Hex } from '../fs/freshness';
+import { recordFileWrite } from '../fs/freshness';
 import { GUARD_TEXT_MAX_BYTES, inspectTarget, loadForOverwrite } from '../fs/overwrite-guard';
-import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
+import {
+  defaultPathPolicyParameters,
+  FILE_PATH_PROPERTY,
+  PATH_POLICY_DESCRIPTORS,
+} from '../fs/path-settings';
 import { encodeText, toCrlf } from '../fs/text-encoding';
-import { countLines } from '../fs/text-window';
 import { resolveAndValidatePath, toReportedPath } from '../path-policy';
 import { registerTool } from '../registry';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
@@ -35,12 +38,7 @@ const definition: ToolDefinition = {
   parameters: {
     type: 'object',
     properties: {
-      path: {
-        type: 'string',
-        description: 'The file: absolute, starting with "~", or relative to the working directory.',
-        minLength: 1,
-        maxLength: 4096,
-      },
+      path: FILE_PATH_PROPERTY,
       content: {
         type: 'string',
         description: 'The complete new content of the file.',
@@ -98,13 +96,7 @@ export async function writeFile(rawArgs: unknown, context: ToolContext): Promise
       }
       throw toToolError(error, resolved);
     }
-    const sha256 = sha256Hex(bytes);
-    await recordFileWrite(context.freshness, target, {
-      sha256,
-      size: stats.size,
-      mtimeMs: stats.mtimeMs,
-      totalLines: countLines(text),
-    });
+    const sha256 = await recordFileWrite(context.freshness, target, { bytes, text, stats });
     return {
       path: toReportedPath(resolved.absolutePath, context),
       bytesWritten: bytes.length,

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FileFreshnessLedger, FileReadRecord, LineWindow } from '../types';
+import { countLines } from './text-window';
 
 export function sha256Hex(bytes: Uint8Array): string {
   // Bun's native hasher is several times faster than node:crypto's on large buffers.
@@ -81,17 +82,26 @@ export async function recordFileRead(
   return record;
 }
 
-/** After this server wrote the file: the new content counts as read completely. */
+/**
+ * After this server wrote the file: the new content counts as read completely.
+ * Resolves to the content's sha256.
+ */
 export async function recordFileWrite(
   ledger: FileFreshnessLedger,
   realPath: string,
-  written: { sha256: string; size: number; mtimeMs: number; totalLines: number },
-): Promise<void> {
+  written: { bytes: Uint8Array; text: string; stats: { size: number; mtimeMs: number } },
+): Promise<string> {
+  const sha256 = sha256Hex(written.bytes);
+  const totalLines = countLines(written.text);
   await ledger.set(realPath, {
-    ...written,
+    sha256,
+    size: written.stats.size,
+    mtimeMs: written.stats.mtimeMs,
+    totalLines,
     complete: true,
-    linesCovered: written.totalLines,
+    linesCovered: totalLines,
   });
+  return sha256;
 }
 
 export type FreshnessVerdict =

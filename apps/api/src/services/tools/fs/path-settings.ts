@@ -27,6 +27,14 @@ export const PATH_POLICY_DESCRIPTORS: ToolParameterDescriptor[] = [
   DENIED_PATHS_DESCRIPTOR,
 ];
 
+/** The `path` argument of the tools that take one file (read, write, edit). */
+export const FILE_PATH_PROPERTY = {
+  type: 'string',
+  description: 'The file: absolute, starting with "~", or relative to the working directory.',
+  minLength: 1,
+  maxLength: 4096,
+} as const;
+
 export function defaultPathPolicyParameters(): {
   allowedPaths: PathListEntry[];
   deniedPaths: PathListEntry[];
