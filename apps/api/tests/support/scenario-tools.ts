@@ -2,9 +2,15 @@
  * Tools for the turn-loop scenarios (test support): registered into a fresh
  * registry per test, so nothing leaks into the default one.
  */
+import { createBuiltinToolset, type TurnToolset } from '../../src/services/chat/turn-toolset';
 import { ToolExecutionError } from '../../src/services/tools/errors';
+import { createMemoryFreshnessLedger } from '../../src/services/tools/freshness-ledger';
 import { createToolRegistry, type ToolRegistry } from '../../src/services/tools/registry';
-import type { JsonSchema, RegisteredTool } from '../../src/services/tools/types';
+import type {
+  JsonSchema,
+  RegisteredTool,
+  StoredToolSettings,
+} from '../../src/services/tools/types';
 
 export interface ScenarioToolProbe {
   echoCalls: unknown[];
@@ -142,4 +148,22 @@ export function createScenarioRegistry(): { registry: ToolRegistry; probe: Scena
     },
   });
   return { registry, probe };
+}
+
+/** The toolset of a scenario turn: the registry's tools in a chat-mode chat without a directory. */
+export function createScenarioToolset(
+  registry: ToolRegistry,
+  savedSettings: Record<string, StoredToolSettings> = {},
+): TurnToolset {
+  return createBuiltinToolset({
+    registry,
+    savedSettings,
+    context: {
+      userId: 'user-1',
+      chatId: 'chat-1',
+      mode: 'chat',
+      restrictToWorkingDirectory: false,
+      freshness: createMemoryFreshnessLedger(),
+    },
+  });
 }

@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
-import { createBuiltinToolset, runChatTurn } from '../../../src/services/chat';
+import { runChatTurn } from '../../../src/services/chat';
 import type { ProviderId } from '../../../src/services/providers/spec';
-import { createMemoryFreshnessLedger } from '../../../src/services/tools/freshness-ledger';
 import {
   callTool,
   type FakeProviderServer,
@@ -15,7 +14,7 @@ import {
   startFakeProviderServer,
 } from '../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR, PROVIDER_IDS } from '../../support/provider-factories';
-import { createScenarioRegistry } from '../../support/scenario-tools';
+import { createScenarioRegistry, createScenarioToolset } from '../../support/scenario-tools';
 
 /** Recorded request bodies are arbitrary provider JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: read as recorded, checked by the assertions.
@@ -102,16 +101,7 @@ async function turn(
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createBuiltinToolset({
-      registry,
-      context: {
-        userId: 'u',
-        chatId: 'c',
-        mode: 'chat',
-        restrictToWorkingDirectory: false,
-        freshness: createMemoryFreshnessLedger(),
-      },
-    }),
+    toolset: createScenarioToolset(registry),
     onEvent: () => {},
   });
   return { result, requests: fake.requests(id) };

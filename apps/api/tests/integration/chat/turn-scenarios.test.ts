@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { ConversationMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
-import { createBuiltinToolset, runChatTurn } from '../../../src/services/chat';
+import { runChatTurn } from '../../../src/services/chat';
 import type { ProviderId } from '../../../src/services/providers/spec';
-import { createMemoryFreshnessLedger } from '../../../src/services/tools/freshness-ledger';
 import type { StoredToolSettings } from '../../../src/services/tools/types';
 import {
   callTool,
@@ -17,7 +16,11 @@ import {
   startFakeProviderServer,
 } from '../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR, PROVIDER_IDS } from '../../support/provider-factories';
-import { createScenarioRegistry, type ScenarioToolProbe } from '../../support/scenario-tools';
+import {
+  createScenarioRegistry,
+  createScenarioToolset,
+  type ScenarioToolProbe,
+} from '../../support/scenario-tools';
 import { waitUntil } from '../../support/wait-until';
 
 /** Recorded request bodies are arbitrary provider JSON. */
@@ -42,17 +45,7 @@ async function runScenario(id: ProviderId, turns: FakeTurn[], options: ScenarioO
   fake.enqueue(id, ...turns);
   const { registry, probe } = createScenarioRegistry();
   options.prepare?.(probe);
-  const toolset = createBuiltinToolset({
-    registry,
-    savedSettings: options.saved ?? {},
-    context: {
-      userId: 'user-1',
-      chatId: 'chat-1',
-      mode: 'chat',
-      restrictToWorkingDirectory: false,
-      freshness: createMemoryFreshnessLedger(),
-    },
-  });
+  const toolset = createScenarioToolset(registry, options.saved);
   const events: TurnStreamEvent[] = [];
   const history: ConversationMessage[] = [
     { role: 'user', parts: [{ type: 'text', text: 'Please help.' }] },

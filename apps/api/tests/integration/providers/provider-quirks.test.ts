@@ -1,10 +1,9 @@
 /** The provider quirks SPEC §10.1 assigns to the Gemini and Anthropic adapters. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
-import { createBuiltinToolset, runChatTurn } from '../../../src/services/chat';
+import { runChatTurn } from '../../../src/services/chat';
 import { STAND_IN_THOUGHT_SIGNATURE } from '../../../src/services/providers/gemini/convert-messages';
 import type { ProviderRequest } from '../../../src/services/providers/spec';
-import { createMemoryFreshnessLedger } from '../../../src/services/tools/freshness-ledger';
 import { collectEvents, completedCalls } from '../../support/collect-events';
 import {
   type FakeProviderServer,
@@ -13,7 +12,7 @@ import {
   startFakeProviderServer,
 } from '../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
-import { createScenarioRegistry } from '../../support/scenario-tools';
+import { createScenarioRegistry, createScenarioToolset } from '../../support/scenario-tools';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {
@@ -43,16 +42,7 @@ async function loopOnce(
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createBuiltinToolset({
-      registry,
-      context: {
-        userId: 'u',
-        chatId: 'c',
-        mode: 'chat',
-        restrictToWorkingDirectory: false,
-        freshness: createMemoryFreshnessLedger(),
-      },
-    }),
+    toolset: createScenarioToolset(registry),
     onEvent: () => {},
   });
   return { result, probe, requests: fake.requests(id) };

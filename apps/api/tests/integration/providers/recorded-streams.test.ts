@@ -9,12 +9,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConversationMessage, TurnStreamEvent } from '@mango/shared';
-import { createBuiltinToolset, runChatTurn } from '../../../src/services/chat';
+import { runChatTurn } from '../../../src/services/chat';
 import type { ProviderId } from '../../../src/services/providers/spec';
-import { createMemoryFreshnessLedger } from '../../../src/services/tools/freshness-ledger';
 import { type FakeProviderServer, say, startFakeProviderServer } from '../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
-import { createScenarioRegistry } from '../../support/scenario-tools';
+import { createScenarioRegistry, createScenarioToolset } from '../../support/scenario-tools';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {
@@ -34,16 +33,7 @@ async function replay(id: ProviderId, name: string) {
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createBuiltinToolset({
-      registry,
-      context: {
-        userId: 'u',
-        chatId: 'c',
-        mode: 'chat',
-        restrictToWorkingDirectory: false,
-        freshness: createMemoryFreshnessLedger(),
-      },
-    }),
+    toolset: createScenarioToolset(registry),
     onEvent: (event) => events.push(event),
   });
   const calls = events.flatMap((event) => (event.type === 'tool_call_completed' ? [event] : []));

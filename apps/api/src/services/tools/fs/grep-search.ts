@@ -82,13 +82,8 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
     deadline: limits.deadline,
   });
   const pending: PendingTask[] = [];
-  let unsettled = 0;
-  /** Resolves the next time any task settles (not necessarily the oldest). */
-  let settledSignal: { promise: Promise<void>; resolve: () => void } | undefined;
-  const nextSettled = (): Promise<void> => {
-    settledSignal ??= Promise.withResolvers<void>();
-    return settledSignal.promise;
-  };
+  // Tasks leave `pending` only once settled, so the running ones are all in it.
+  const runningTasks = () => pending.filter((task) => !task.settled);
   let done = false;
   let perFileCut = false;
   let slowExample: string | undefined;
@@ -99,13 +94,8 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       settled: false,
       result: job.run(files.map((file) => file.realPath)),
     };
-    unsettled++;
     task.result.then(() => {
       task.settled = true;
-      unsettled--;
-      const signal = settledSignal;
-      settledSignal = undefined;
-      signal?.resolve();
     });
     pending.push(task);
   };
@@ -224,10 +214,14 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
         // Keep a bounded number of tasks running ahead of the results, so stopping early stays
         // cheap. The bound counts tasks still running, not finished ones waiting for an older
         // one to be folded in order: a slow task must not leave the other workers without work.
-        while (!done && (unsettled > pool.size * 3 || pending.length > MAX_PENDING_TASKS)) {
+        while (
+          !done &&
+          (runningTasks().length > pool.size * 3 || pending.length > MAX_PENDING_TASKS)
+        ) {
           if (pending.length > MAX_PENDING_TASKS) await drain(true);
           else {
-            await nextSettled();
+            // Any task, not only the oldest: a slow one must not hold the others' results.
+            await Promise.race(runningTasks().map((task) => task.result));
             await drain(false);
           }
         }
