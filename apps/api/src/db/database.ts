@@ -4,6 +4,7 @@
  * `AppDatabase`: a typed Kysely instance, its kind, a named lock that holds
  * across every instance sharing the database, and `close`.
  */
+import { AppError } from '../errors';
 import { Database as BunDatabase } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -37,10 +38,9 @@ export interface AppDatabase {
   close(): Promise<void>;
 }
 
-export class DatabaseConnectionError extends Error {
+export class DatabaseConnectionError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DatabaseConnectionError';
+    super('service_unavailable', message, options);
   }
 }
 

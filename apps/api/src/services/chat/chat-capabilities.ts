@@ -69,14 +69,7 @@ export function createChatCapabilities(deps: ChatCapabilitiesDeps) {
           { details: { field: 'model' } },
         );
       }
-      let resolved: ReturnType<typeof deps.providers.resolveModel>;
-      try {
-        resolved = deps.providers.resolveModel(modelName);
-      } catch (error) {
-        if (error instanceof ModelNameError)
-          throw new ApiError('validation_failed', error.message, { details: { field: 'model' } });
-        throw error;
-      }
+      const resolved = deps.providers.resolveModel(modelName);
       const history = toConversation(await deps.chats.listMessages(chat.id));
       result.wire = {
         model: modelName,

@@ -122,16 +122,9 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           `Choose a model for this turn ("model": "provider:modelId") or set one on the chat. Offered providers: ${providers.offered().join(', ') || 'none configured'}.`,
           { details: { field: 'model' } },
         );
-      let resolved: ReturnType<ProviderRegistry['resolveModel']>;
-      let maxIterations: number;
-      try {
-        resolved = providers.resolveModel(modelName);
-        maxIterations = resolveMaxIterations(body.maxIterations);
-      } catch (error) {
-        if (error instanceof ModelNameError || error instanceof TurnOptionsError)
-          throw new ApiError('validation_failed', error.message);
-        throw error;
-      }
+      // Both throw 422 `validation_failed` errors naming the field.
+      const resolved = providers.resolveModel(modelName);
+      const maxIterations = resolveMaxIterations(body.maxIterations);
       const claim = await running.begin(chatId);
       if (!claim)
         throw new ApiError(

@@ -12,6 +12,7 @@ import type {
   ToolResultEvent,
   ToolResultPart,
 } from '@mango/shared';
+import type { AppError } from '../../errors';
 import { ToolAbortedError, ToolError, ToolExecutionError } from '../tools/errors';
 import { createToolProgressForwarder } from './tool-call-progress';
 import {
@@ -37,7 +38,7 @@ function asToolError(error: unknown, name: string): ToolError {
 /** Records a call's outcome on its part and as a result part and event. */
 export function settleToolCall(
   call: ToolCallPart,
-  outcome: { content: string } | { error: { code: string; message: string } },
+  outcome: { content: string } | { error: AppError },
   durationMs: number,
   emit: (event: ToolResultEvent) => void,
 ): ToolResultPart {

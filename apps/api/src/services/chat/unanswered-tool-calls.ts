@@ -57,7 +57,7 @@ export function planUnansweredToolCallRepair(messages: readonly StoredMessage[])
       parts: message.parts.map(
         (part): MessagePart =>
           part.type === 'tool_call' && aborted.has(part)
-            ? { ...part, status: 'aborted', errorCode: 'aborted' }
+            ? { ...part, status: 'aborted' as const, errorCode: 'aborted' as const }
             : part,
       ),
     });

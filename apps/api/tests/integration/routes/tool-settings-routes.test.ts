@@ -139,7 +139,11 @@ describeEachDatabase('tool settings routes', (kind, current) => {
     const response = await put(bob, 'no_such_tool', '{"enabled":true}');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
-      error: { code: 'unknown_tool', message: expect.stringContaining('"no_such_tool"') },
+      error: {
+        code: 'unknown_tool',
+        message: expect.stringContaining('"no_such_tool"'),
+        retryable: false,
+      },
     });
   });
 

@@ -5,6 +5,7 @@
  * classes for the same situation, so this reads what they have in common (an
  * HTTP `status`, an error `type`) rather than their class names alone.
  */
+import { AppError } from '../../../errors';
 import type { ErrorEvent, ProviderErrorCode } from '@mango/shared';
 
 const RETRYABLE: ReadonlySet<ProviderErrorCode> = new Set([
@@ -18,12 +19,10 @@ const RETRYABLE: ReadonlySet<ProviderErrorCode> = new Set([
 ]);
 
 /** An error an adapter raises itself (a bad chunk, a stream that ended early). */
-export class ProviderStreamError extends Error {
-  readonly code: ProviderErrorCode;
+export class ProviderStreamError extends AppError {
+  declare readonly code: ProviderErrorCode;
   constructor(code: ProviderErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ProviderStreamError';
-    this.code = code;
+    super(code, message, options);
   }
 }
 

@@ -4,6 +4,7 @@
  * its permission bits and, where allowed, its owner) or hard-linked into place
  * for an exclusive create.
  */
+import { AppError } from '../../../errors';
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
@@ -11,10 +12,9 @@ import path from 'node:path';
 import { errorCode } from './file-errors';
 
 /** The target appeared between the check and the create. */
-export class FileAlreadyExistsError extends Error {
+export class FileAlreadyExistsError extends AppError {
   constructor(readonly targetPath: string) {
-    super(`${targetPath} already exists`);
-    this.name = 'FileAlreadyExistsError';
+    super('conflict', `${targetPath} already exists`, { retryable: false });
   }
 }
 
