@@ -9,7 +9,7 @@ import type { AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
 import { getRequestContext } from './request-context';
-import { authenticateRequest, requireUser } from './routes/authentication';
+import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createOpenApiRoutes } from './routes/openapi-routes';
@@ -81,7 +81,6 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   };
   const chatRoutes = createChatRoutes({
     providers,
-    userIdOf: (request) => requireUser(request).id,
     chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
     turns: createChatTurnService({ ...turnDeps, running: runningTurns, logger }),
     capabilities: createChatCapabilities(turnDeps),

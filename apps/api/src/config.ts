@@ -2,9 +2,10 @@
  * Configuration from environment variables (SPEC §16). Bun reads `.env` itself.
  * Invalid values stop the server at start-up with a message naming the variable.
  */
-import { ConfigurationError } from './errors';
+
 import { isAbsolute, join, resolve } from 'node:path';
 import type { DatabaseConfig } from './db/database';
+import { ConfigurationError } from './errors';
 import type { LogLevel } from './logger';
 
 export interface ServerConfig {

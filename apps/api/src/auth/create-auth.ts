@@ -8,10 +8,10 @@
 import { apiKey } from '@better-auth/api-key';
 import type { GenericEndpointContext } from '@better-auth/core';
 import { getCurrentAdapter } from '@better-auth/core/context';
+import { ERROR_CODES, type ErrorBody, type ErrorCode } from '@mango/shared';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { openAPI } from 'better-auth/plugins';
 import { LRUCache } from 'lru-cache';
-import { ERROR_CODES, type ErrorBody, type ErrorCode } from '@mango/shared';
 import type { AppDatabase } from '../db/database';
 import type { Logger } from '../logger';
 import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
@@ -294,7 +294,8 @@ function codeForAuthStatus(status: number): ErrorCode {
  * better-auth answers errors as `{ code, message }`; the API's format is
  * `{ error: { code, message, retryable, details } }` with a code of the one
  * vocabulary: codes a client must tell apart are mapped by name, the rest by
- * status, and better-auth's own code is kept in `details.authCode`. Status and
+ * status, and better-auth's own code, when it says more, is kept in
+ * `details.authCode`. Status and
  * headers (cookies) are kept.
  */
 async function toApiErrorFormat(response: Response): Promise<Response> {
@@ -319,7 +320,9 @@ async function toApiErrorFormat(response: Response): Promise<Response> {
     code,
     message: body.message,
     retryable: ERROR_CODES[code].retryable,
-    ...(authCode ? { details: { authCode: authCode.toLowerCase() } } : {}),
+    ...(authCode && authCode.toLowerCase() !== code
+      ? { details: { authCode: authCode.toLowerCase() } }
+      : {}),
   };
   return new Response(JSON.stringify({ error }), { status: response.status, headers });
 }

@@ -3,8 +3,9 @@
  * (Kysely's migration table) and skipped, and concurrent starts of several
  * instances take Kysely's migration lock in turn.
  */
-import { AppError } from '../errors';
+
 import { Migrator } from 'kysely/migration';
+import { AppError } from '../errors';
 import type { AppDatabase } from './database';
 import { createMigrationProvider } from './migrations';
 

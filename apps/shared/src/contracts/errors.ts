@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   signup_disabled: {
     status: 403,
     retryable: false,
-    meaning: 'Sign-up is closed on this server (`MANGO_ALLOW_SIGNUP`); only the first account may sign up.',
+    meaning:
+      'Sign-up is closed on this server (`MANGO_ALLOW_SIGNUP`); only the first account may sign up.',
   },
   permission_denied: {
     status: 403,
@@ -78,7 +79,8 @@ export const ERROR_CODES = {
   conflict: {
     status: 409,
     retryable: true,
-    meaning: 'The request clashes with the current state, e.g. a turn is already running in the chat.',
+    meaning:
+      'The request clashes with the current state, e.g. a turn is already running in the chat.',
   },
   file_not_read: {
     status: 409,

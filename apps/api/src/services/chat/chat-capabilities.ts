@@ -8,7 +8,6 @@
  */
 import type { CapabilityTool, ChatCapabilities, ChatCapabilitiesQuery } from '@mango/shared';
 import { ApiError } from '../../errors';
-import { ModelNameError } from '../providers/provider-registry';
 import { defaultToolRegistry } from '../tools/registry';
 import type { ChatRepository } from './chat-repository';
 import { chatNotFound } from './chat-service';

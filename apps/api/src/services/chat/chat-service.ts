@@ -5,7 +5,7 @@
  */
 import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/shared';
 import { ApiError } from '../../errors';
-import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
+import type { ProviderRegistry } from '../providers/provider-registry';
 import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
 import type { RunningTurns } from './running-turns';
 import { resolveWorkingDirectory } from './working-directory';

@@ -7,22 +7,21 @@
  * Checks happen in `prepare`, before any event is streamed, so they answer
  * with an HTTP status; `run` never throws: a failure becomes an `error` event.
  */
-import type { ConversationMessage, CreateTurnBody, TurnStreamEvent } from '@mango/shared';
-import { ApiError } from '../../errors';
+import type {
+  ConversationMessage,
+  CreateTurnBody,
+  ErrorEvent,
+  TurnStreamEvent,
+} from '@mango/shared';
+import { ApiError, internalErrorBody } from '../../errors';
 import type { Logger } from '../../logger';
-import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
-import { providerErrorEvent } from '../providers/shared/provider-stream-error';
+import type { ProviderRegistry } from '../providers/provider-registry';
 import type { ToolRegistry } from '../tools/registry';
 import type { SavedToolSettingsByName } from '../tools/runtime';
 import type { FileFreshnessLedger } from '../tools/types';
 import type { ChatRecord, ChatRepository, StoredMessage } from './chat-repository';
 import { chatNotFound, DEFAULT_CHAT_TITLE } from './chat-service';
-import {
-  type ChatTurnResult,
-  resolveMaxIterations,
-  runChatTurn,
-  TurnOptionsError,
-} from './run-chat-turn';
+import { type ChatTurnResult, resolveMaxIterations, runChatTurn } from './run-chat-turn';
 import type { RunningTurns } from './running-turns';
 import { buildSystemPrompt } from './system-prompt';
 import { createTurnMessageWriter } from './turn-message-writer';
@@ -55,8 +54,18 @@ export interface PreparedTurn {
   cancel(): void;
 }
 
+export interface PrepareTurnOptions {
+  /** The request that starts the turn, named in the log and in an unexpected failure's event. */
+  requestId?: string;
+}
+
 export interface ChatTurnService {
-  prepare(userId: string, chatId: string, body: CreateTurnBody): Promise<PreparedTurn>;
+  prepare(
+    userId: string,
+    chatId: string,
+    body: CreateTurnBody,
+    options?: PrepareTurnOptions,
+  ): Promise<PreparedTurn>;
   /** Cancels the chat's running turn, on whichever instance runs it; false when none is running. */
   cancel(userId: string, chatId: string): Promise<boolean>;
 }
@@ -112,7 +121,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
   const { chats, providers, running } = deps;
 
   return {
-    async prepare(userId, chatId, body) {
+    async prepare(userId, chatId, body, options = {}) {
       const chat = await chats.get(userId, chatId);
       if (!chat) throw chatNotFound(chatId);
       const modelName = body.model ?? chat.model;
@@ -183,14 +192,12 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           if (Object.keys(changes).length > 0) await chats.update(userId, chatId, changes);
           if (done) onEvent(done);
         } catch (error) {
-          deps.logger?.error('chat turn failed', { chatId, error });
+          deps.logger?.error('chat turn failed', { chatId, requestId: options.requestId, error });
           // What the loop produced since its last checkpoint is stored if it can be; calls left
-          // open are answered by the next turn. The client learns the turn failed.
+          // open are answered by the next turn. The client learns the turn failed, and where
+          // to look: the stream says what HTTP would (a generic message and the request id).
           if (!stored) await writer.flush().catch(() => {});
-          const event = providerErrorEvent(
-            'internal_error',
-            `The server failed while running this turn (${error instanceof Error ? error.message : String(error)}). Send the message again.`,
-          );
+          const event: ErrorEvent = { type: 'error', ...internalErrorBody(options.requestId) };
           onEvent(event);
           onEvent({ type: 'done', status: 'error', iterations: result.iterations });
           result = { ...result, status: 'error', error: event };

@@ -11,7 +11,7 @@
  * store the turn as it goes: once a step's model message is complete (before
  * its tools run) and once its results are in (before the next model call).
  */
-import { AppError } from '../../errors';
+
 import type {
   ConversationMessage,
   ErrorEvent,
@@ -20,6 +20,7 @@ import type {
   TurnStatus,
   TurnStreamEvent,
 } from '@mango/shared';
+import { AppError } from '../../errors';
 import type { LanguageModelProvider } from '../providers/spec';
 import { ToolAbortedError } from '../tools/errors';
 import { executeToolCalls, settleToolCall } from './execute-tool-calls';

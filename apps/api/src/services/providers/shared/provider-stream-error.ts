@@ -5,8 +5,9 @@
  * classes for the same situation, so this reads what they have in common (an
  * HTTP `status`, an error `type`) rather than their class names alone.
  */
-import { AppError } from '../../../errors';
+
 import type { ErrorEvent, ProviderErrorCode } from '@mango/shared';
+import { AppError } from '../../../errors';
 
 const RETRYABLE: ReadonlySet<ProviderErrorCode> = new Set([
   'rate_limited',

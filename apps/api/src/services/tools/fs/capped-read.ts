@@ -5,9 +5,10 @@
  * delivers, so a file that grows or under-declares its size (`/proc`) is
  * refused at the cap instead of being read past it.
  */
-import { AppError } from '../../../errors';
+
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { AppError } from '../../../errors';
 
 export type FileKind =
   | 'file'
