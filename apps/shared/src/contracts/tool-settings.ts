@@ -68,6 +68,15 @@ export const ToolSettingsDescriptor = Type.Object(
     updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When the user last changed this tool, or null if never.',
     }),
+    source: Type.Union([Type.Literal('builtin'), Type.Literal('server')], {
+      description: 'builtin: one of the server’s own tools; server: a tool of an MCP server.',
+    }),
+    unavailableReason: Type.Optional(
+      Type.String({
+        description:
+          'Present when the tool cannot be offered to this user now, whatever its switch says, and why.',
+      }),
+    ),
   },
   { $id: 'ToolSettingsDescriptor' },
 );

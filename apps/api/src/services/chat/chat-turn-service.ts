@@ -16,33 +16,21 @@ import type {
 import { ApiError, internalErrorBody } from '../../errors';
 import type { Logger } from '../../logger';
 import type { ProviderRegistry } from '../providers/provider-registry';
-import type { ToolRegistry } from '../tools/registry';
-import type { SavedToolSettingsByName } from '../tools/runtime';
-import type { FileFreshnessLedger } from '../tools/types';
 import type { ChatRecord, ChatRepository, StoredMessage } from './chat-repository';
 import { chatNotFound, DEFAULT_CHAT_TITLE } from './chat-service';
+import { type ChatToolsDeps, listChatTools } from './chat-tools';
 import { type ChatTurnResult, resolveMaxIterations, runChatTurn } from './run-chat-turn';
 import type { RunningTurns } from './running-turns';
 import { buildSystemPrompt } from './system-prompt';
 import { createTurnMessageWriter } from './turn-message-writer';
-import { createBuiltinToolset, type TurnToolset } from './turn-toolset';
 import { answerUnansweredToolCalls } from './unanswered-tool-calls';
 
 export interface ChatTurnServiceDeps {
   chats: ChatRepository;
   providers: ProviderRegistry;
   running: RunningTurns;
-  /** A user's saved tool settings, by tool name. */
-  loadSavedToolSettings: (userId: string) => Promise<SavedToolSettingsByName>;
-  /** The chat's read-before-write ledger (the database one in production). */
-  createFreshnessLedger: (chatId: string) => FileFreshnessLedger;
-  toolRegistry?: ToolRegistry;
-  /** Replaces the built-in toolset (tests, or a toolset that adds MCP tools). */
-  createToolset?: (options: {
-    userId: string;
-    chat: ChatRecord;
-    saved: SavedToolSettingsByName;
-  }) => TurnToolset;
+  /** The tool sources and what a call needs (the ledger, the protected paths). */
+  tools: ChatToolsDeps;
   logger?: Logger;
 }
 
@@ -86,30 +74,6 @@ export function toConversation(messages: readonly StoredMessage[]): Conversation
       { role: 'assistant', parts: message.parts.filter((part) => part.type !== 'tool_result') },
     ];
   });
-}
-
-/** The tools a turn in `chat` offers and runs (the capabilities inspector shows the same). */
-export function createTurnToolset(
-  deps: Pick<ChatTurnServiceDeps, 'createToolset' | 'toolRegistry' | 'createFreshnessLedger'>,
-  userId: string,
-  chat: ChatRecord,
-  saved: SavedToolSettingsByName,
-): TurnToolset {
-  return (
-    deps.createToolset?.({ userId, chat, saved }) ??
-    createBuiltinToolset({
-      savedSettings: saved,
-      ...(deps.toolRegistry ? { registry: deps.toolRegistry } : {}),
-      context: {
-        userId,
-        chatId: chat.id,
-        mode: chat.mode,
-        ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
-        restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
-        freshness: deps.createFreshnessLedger(chat.id),
-      },
-    })
-  );
 }
 
 function titleFrom(content: string): string {
@@ -162,8 +126,12 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           await chats.appendMessages(chatId, [
             { role: 'user', parts: [{ type: 'text', text: body.content }] },
           ]);
-          const saved = await deps.loadSavedToolSettings(userId);
-          const toolset = createTurnToolset(deps, userId, chat, saved);
+          const { listing, toolset } = await listChatTools(deps.tools, userId, chat, claim.signal);
+          if (listing.problems.length > 0)
+            deps.logger?.warn('tool sources left out of a turn', {
+              chatId,
+              problems: listing.problems,
+            });
           const system = buildSystemPrompt({
             mode: chat.mode,
             workingDirectory: chat.workingDirectory,

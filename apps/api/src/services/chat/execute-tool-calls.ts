@@ -13,7 +13,7 @@ import type {
   ToolResultPart,
 } from '@mango/shared';
 import type { AppError } from '../../errors';
-import { ToolAbortedError, ToolError, ToolExecutionError } from '../tools/errors';
+import { asToolError, ToolAbortedError } from '../tools/errors';
 import { createToolProgressForwarder } from './tool-call-progress';
 import {
   errorResultContent,
@@ -27,12 +27,6 @@ export interface ExecuteToolCallsOptions {
   signal: AbortSignal;
   emit: (event: ToolResultEvent | ToolCallProgressEvent) => void;
   now: () => number;
-}
-
-function asToolError(error: unknown, name: string): ToolError {
-  if (error instanceof ToolError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolExecutionError(`Tool "${name}" failed: ${message}`, { cause: error });
 }
 
 /** Records a call's outcome on its part and as a result part and event. */

@@ -133,6 +133,13 @@ export class ToolParameterError extends AppError {
   }
 }
 
+/** A failure of a tool's run as the model sees it: anything that is not a `ToolError` is `execution_failed`. */
+export function asToolError(error: unknown, toolName: string): ToolError {
+  if (error instanceof ToolError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolExecutionError(`Tool "${toolName}" failed: ${message}`, { cause: error });
+}
+
 export function isToolError(value: unknown): value is ToolError {
   return value instanceof ToolError;
 }

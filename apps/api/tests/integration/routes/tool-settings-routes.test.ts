@@ -76,6 +76,7 @@ describeEachDatabase('tool settings routes', (kind, current) => {
       defaultParameters: { limit: 10, mode: 'fast' },
       parameterDescriptors: alwaysOnProbeTool.settings.parameterDescriptors,
       updatedAt: null,
+      source: 'builtin',
     });
   });
 
