@@ -6,7 +6,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { looksBinary } from './binary';
+import { looksBinary } from '../../fs/binary';
 import {
   CANCEL_SLOTS,
   decodeTaskPaths,

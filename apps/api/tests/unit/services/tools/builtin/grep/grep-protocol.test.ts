@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import {
   decodeTaskPaths,
   encodeTaskPaths,
-} from '../../../../../src/services/tools/fs/grep-protocol';
+} from '../../../../../../src/services/tools/builtin/grep/grep-protocol';
 
 describe('grep task path packing', () => {
   test('names each directory once and gives back the same paths in the same order', () => {

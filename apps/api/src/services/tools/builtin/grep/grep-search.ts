@@ -4,12 +4,12 @@
  * order, so the answer is deterministic whatever worker finished first, and
  * the search stops as soon as one match more than `maxResults` is known.
  */
-import type { CompiledGlob } from './glob-pattern';
+import type { CompiledGlob } from '../../fs/glob-pattern';
+import { type WalkFilter, type WalkLimits, walkTree } from '../../fs/walk-tree';
 import { FileStatus, type GrepTaskResult } from './grep-protocol';
 import type { GrepWorkerPool } from './grep-worker-pool';
 import type { LineMatch } from './match-lines';
 import { requiredLiteralsOf } from './required-literal';
-import { type WalkFilter, type WalkLimits, walkTree } from './walk-tree';
 
 export interface GrepMatch {
   file: string;

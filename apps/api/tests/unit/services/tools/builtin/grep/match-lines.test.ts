@@ -5,8 +5,8 @@ import {
   MAX_MATCH_LINE_CHARS,
   searchLines,
   searchLinesContaining,
-} from '../../../../../src/services/tools/fs/match-lines';
-import { requiredLiteralsOf } from '../../../../../src/services/tools/fs/required-literal';
+} from '../../../../../../src/services/tools/builtin/grep/match-lines';
+import { requiredLiteralsOf } from '../../../../../../src/services/tools/builtin/grep/required-literal';
 
 function lines(text: string, source: string, limit = 100, caseInsensitive = false) {
   return searchLines(text, compileLinePatterns(source, caseInsensitive), { limit }).matches.map(

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { FileStatus } from '../../../../../src/services/tools/fs/grep-protocol';
+import { FileStatus } from '../../../../../../src/services/tools/builtin/grep/grep-protocol';
 import {
   createGrepWorkerPool,
   type GrepWorkerPool,
-} from '../../../../../src/services/tools/fs/grep-worker-pool';
-import { requiredLiteralsOf } from '../../../../../src/services/tools/fs/required-literal';
-import { createTempTree, type TempTree } from '../../../../support/temp-tree';
+} from '../../../../../../src/services/tools/builtin/grep/grep-worker-pool';
+import { requiredLiteralsOf } from '../../../../../../src/services/tools/builtin/grep/required-literal';
+import { createTempTree, type TempTree } from '../../../../../support/temp-tree';
 
 let tree: TempTree;
 let pool: GrepWorkerPool;

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import {
   requiredLiteralOf,
   requiredLiteralsOf,
-} from '../../../../../src/services/tools/fs/required-literal';
+} from '../../../../../../src/services/tools/builtin/grep/required-literal';
 
 describe('requiredLiteralOf', () => {
   const cases: Array<[string, string[] | undefined]> = [
