@@ -17,7 +17,7 @@ import type {
   ProviderId,
   ProviderRequest,
 } from '../apps/api/src/services/providers/spec';
-import { createMemoryFreshnessLedger } from '../apps/api/src/services/tools/freshness-ledger';
+import { createMemoryFreshnessLedger } from '../apps/api/src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry } from '../apps/api/src/services/tools/registry';
 import {
   type RecordedRequest,

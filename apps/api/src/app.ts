@@ -23,7 +23,7 @@ import {
   createProviderRegistry,
   type ProviderRegistry,
 } from './services/providers/provider-registry';
-import { createDatabaseFreshnessLedger } from './services/tools/database-freshness-ledger';
+import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import { defaultToolRegistry, type ToolRegistry } from './services/tools/registry';
 import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
 import {

@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logger';
-import { createKeyedMutex } from '../services/tools/freshness-ledger';
+import { createKeyedMutex } from '../services/tools/freshness/memory-freshness-ledger';
 import { createBunSqliteDialect } from './bun-sqlite-dialect';
 import { type ChangeFeed, createLocalChangeFeed, createPostgresChangeFeed } from './change-feed';
 import type { DatabaseKind } from './column-types';

@@ -1,9 +1,9 @@
 import { expect, test } from 'bun:test';
-import { openDatabase } from '../../../../src/db/database';
-import { createDatabaseFreshnessLedger } from '../../../../src/services/tools/database-freshness-ledger';
-import type { FileReadRecord } from '../../../../src/services/tools/types';
-import { describeEachDatabase } from '../../../support/test-databases';
-import { insertTestChat, insertTestUser } from '../../../support/test-rows';
+import { openDatabase } from '../../../../../src/db/database';
+import { createDatabaseFreshnessLedger } from '../../../../../src/services/tools/freshness/database-freshness-ledger';
+import type { FileReadRecord } from '../../../../../src/services/tools/types';
+import { describeEachDatabase } from '../../../../support/test-databases';
+import { insertTestChat, insertTestUser } from '../../../../support/test-rows';
 
 const record: FileReadRecord = {
   sha256: 'a'.repeat(64),

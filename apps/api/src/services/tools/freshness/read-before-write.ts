@@ -5,8 +5,8 @@
  * database later); everything here works through its interface.
  */
 import { createHash } from 'node:crypto';
+import { countLines } from '../fs/text-window';
 import type { FileFreshnessLedger, FileReadRecord, LineWindow } from '../types';
-import { countLines } from './text-window';
 
 export function sha256Hex(bytes: Uint8Array): string {
   // Bun's native hasher is several times faster than node:crypto's on large buffers.

@@ -8,19 +8,24 @@ import type { Stats } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { FileNotReadError, StaleFileError, ToolArgumentError } from '../errors';
-import { type PathPolicyContext, type ResolvedPath, toReportedPath } from '../path-policy';
-import type { ToolContext } from '../types';
-import { looksBinaryForTextView } from './binary';
-import { describeFileKind, FileOverCapError, openRegularFile, readAllCapped } from './capped-read';
-import { errorCode, notRegularFileError, toToolError } from './file-errors';
-import { checkFreshness } from './freshness';
+import { looksBinaryForTextView } from '../fs/binary';
+import {
+  describeFileKind,
+  FileOverCapError,
+  openRegularFile,
+  readAllCapped,
+} from '../fs/capped-read';
+import { errorCode, notRegularFileError, toToolError } from '../fs/file-errors';
 import {
   detectEncoding,
   detectLineEndings,
   type LineEndings,
   type TextEncoding,
   tryDecodeStrict,
-} from './text-encoding';
+} from '../fs/text-encoding';
+import { type PathPolicyContext, type ResolvedPath, toReportedPath } from '../path-policy';
+import type { ToolContext } from '../types';
+import { checkFreshness } from './read-before-write';
 
 /** Mirrors read_file's caps: a file read_file cannot read completely cannot be overwritten. */
 export const GUARD_TEXT_MAX_BYTES = 10 * 1024 * 1024;

@@ -4,9 +4,9 @@
  * serving the chat. Mutations of one path are serialised by the database's
  * named lock, which on PostgreSQL holds across instances too.
  */
-import type { AppDatabase } from '../../db/database';
-import { readBoolean, readJson, writeJson, writeTimestamp } from '../../db/values';
-import type { FileFreshnessLedger, FileReadRecord, LineWindow } from './types';
+import type { AppDatabase } from '../../../db/database';
+import { readBoolean, readJson, writeJson, writeTimestamp } from '../../../db/values';
+import type { FileFreshnessLedger, FileReadRecord, LineWindow } from '../types';
 
 function readWindows(value: unknown): LineWindow[] | undefined {
   const parsed = readJson(value);

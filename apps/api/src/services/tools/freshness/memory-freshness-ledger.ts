@@ -2,7 +2,7 @@
  * The in-memory freshness ledger: one per chat, for tests and single-process
  * use. The database store (SPEC §7.4, §13) implements the same interface.
  */
-import type { FileFreshnessLedger, FileReadRecord } from './types';
+import type { FileFreshnessLedger, FileReadRecord } from '../types';
 
 /** Serialises tasks per key; a failed task does not block the next one. */
 export function createKeyedMutex() {
