@@ -10,10 +10,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';
+import { isPlainObject } from '../../is-plain-object';
 import type { JsonSchema, ToolDefinition } from '../tools/types';
 import { type GeminiSchema, toGeminiSchema } from './gemini/gemini-schema';
 import { isStrictCompatible, toStrictSchema } from './openai-responses/strict-schema';
-import { isRecord } from './shared/schema-shape';
 
 export { type GeminiSchema, toGeminiSchema } from './gemini/gemini-schema';
 export {
@@ -24,7 +24,7 @@ export {
 
 /** A root schema every provider accepts: an object, even when the source omitted `type`. */
 function rootObjectSchema(parameters: unknown): JsonSchema {
-  if (!isRecord(parameters)) return { type: 'object', properties: {} };
+  if (!isPlainObject(parameters)) return { type: 'object', properties: {} };
   return { ...parameters, type: 'object' } as JsonSchema;
 }
 

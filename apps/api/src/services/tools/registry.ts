@@ -5,8 +5,10 @@
  * a duplicate or provider-invalid name, a definition that is not an object
  * schema, and default settings that the tool's own descriptors would reject.
  */
+
+import { isPlainObject } from '../../is-plain-object';
 import { ToolParameterError } from './errors';
-import { getDefaultToolSettings, isPlainObject, normalizeToolParameters } from './settings-policy';
+import { getDefaultToolSettings, normalizeToolParameters } from './settings-policy';
 import type { RegisteredTool } from './types';
 
 /** What every provider accepts as a function name (OpenAI's rule is the narrowest). */

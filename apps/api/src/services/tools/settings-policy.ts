@@ -4,6 +4,7 @@
  * validated strictly (`ToolParameterError`); stored values are coerced, never
  * rejected, because there is nobody to hand an error to when a turn reads them.
  */
+import { isPlainObject } from '../../is-plain-object';
 import { ToolParameterError } from './errors';
 import type {
   EffectiveToolSettings,
@@ -34,12 +35,6 @@ function safeJson(value: unknown): string {
 
 function truncateForMessage(text: string, limit = 80): string {
   return text.length > limit ? `${text.slice(0, limit)}…` : text;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 function findDescriptor(tool: RegisteredTool, key: string): ToolParameterDescriptor | undefined {

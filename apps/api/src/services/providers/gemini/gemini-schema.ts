@@ -3,8 +3,10 @@
  * references inlined, unions and nullability rewritten, unknown keywords
  * dropped. Nothing here throws on a schema it did not expect.
  */
+
+import { isPlainObject } from '../../../is-plain-object';
 import type { JsonSchema, JsonSchemaType } from '../../tools/types';
-import { isObjectSchema, isRecord, type SchemaRecord, typeList } from '../shared/schema-shape';
+import { isObjectSchema, type SchemaRecord, typeList } from '../shared/schema-shape';
 
 /** The JSON Schema subset Gemini's function declarations accept. */
 export interface GeminiSchema {
@@ -57,18 +59,18 @@ function resolveLocalRef(ref: string, root: SchemaRecord): SchemaRecord | undefi
   if (ref === '#') return root;
   if (!match) return undefined;
   const table = root[match[1] as string];
-  const target = isRecord(table)
+  const target = isPlainObject(table)
     ? table[
         decodeURIComponent(match[2] as string)
           .replaceAll('~1', '/')
           .replaceAll('~0', '~')
       ]
     : undefined;
-  return isRecord(target) ? target : undefined;
+  return isPlainObject(target) ? target : undefined;
 }
 
 function toGemini(schema: unknown, root: SchemaRecord, depth: number): GeminiSchema {
-  if (!isRecord(schema)) return {};
+  if (!isPlainObject(schema)) return {};
   if (typeof schema.$ref === 'string') {
     const target = resolveLocalRef(schema.$ref, root);
     // Gemini has no references: inline them, and cut recursion to a plain object.
@@ -87,7 +89,7 @@ function toGemini(schema: unknown, root: SchemaRecord, depth: number): GeminiSch
       : Array.isArray(schema.oneOf)
         ? schema.oneOf
         : undefined
-  )?.filter(isRecord);
+  )?.filter(isPlainObject);
   if (alternatives && alternatives.length > 0) {
     const nonNullAlternatives = alternatives.filter((item) => !(item.type === 'null'));
     const nullableUnion = nonNullAlternatives.length < alternatives.length;
@@ -111,11 +113,13 @@ function toGemini(schema: unknown, root: SchemaRecord, depth: number): GeminiSch
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
     // Merge conjunctions of object schemas into one; Gemini has no allOf.
     const merged: SchemaRecord = withoutKey(schema, 'allOf');
-    const properties: SchemaRecord = isRecord(merged.properties) ? { ...merged.properties } : {};
+    const properties: SchemaRecord = isPlainObject(merged.properties)
+      ? { ...merged.properties }
+      : {};
     const required: unknown[] = Array.isArray(merged.required) ? [...merged.required] : [];
-    for (const part of schema.allOf.filter(isRecord)) {
+    for (const part of schema.allOf.filter(isPlainObject)) {
       Object.assign(merged, part);
-      if (isRecord(part.properties)) Object.assign(properties, part.properties);
+      if (isPlainObject(part.properties)) Object.assign(properties, part.properties);
       if (Array.isArray(part.required)) required.push(...part.required);
     }
     merged.properties = properties;
@@ -155,7 +159,7 @@ function toGemini(schema: unknown, root: SchemaRecord, depth: number): GeminiSch
 
   if (isObjectSchema(schema)) {
     result.type = 'object';
-    const properties = isRecord(schema.properties) ? schema.properties : {};
+    const properties = isPlainObject(schema.properties) ? schema.properties : {};
     const converted: Record<string, GeminiSchema> = {};
     for (const [name, property] of Object.entries(properties))
       converted[name] = toGemini(property, root, depth);

@@ -3,8 +3,10 @@
  * Responses boundary only: what `strict: true` requires and why a schema does
  * not meet it. Nothing here throws on a schema it did not expect.
  */
+
+import { isPlainObject } from '../../../is-plain-object';
 import type { JsonSchema } from '../../tools/types';
-import { isObjectSchema, isRecord, type SchemaRecord, typeList } from '../shared/schema-shape';
+import { isObjectSchema, type SchemaRecord, typeList } from '../shared/schema-shape';
 
 /** Keywords the strict dialect cannot express; a schema that still has one after the transform is not strict. */
 const STRICT_FORBIDDEN_KEYWORDS = new Set([
@@ -46,14 +48,14 @@ function makeNullable(schema: SchemaRecord): SchemaRecord {
 }
 
 function strictify(schema: unknown): unknown {
-  if (!isRecord(schema)) return schema;
+  if (!isPlainObject(schema)) return schema;
   const result: SchemaRecord = {};
   for (const [keyword, value] of Object.entries(schema)) {
     if (STRICT_DROPPED_KEYWORDS.has(keyword)) continue;
-    if (keyword === 'properties' && isRecord(value)) continue;
+    if (keyword === 'properties' && isPlainObject(value)) continue;
     if (
       (keyword === 'items' || keyword === 'additionalProperties' || keyword === 'not') &&
-      isRecord(value)
+      isPlainObject(value)
     ) {
       result[keyword] = strictify(value);
     } else if (
@@ -61,7 +63,7 @@ function strictify(schema: unknown): unknown {
       Array.isArray(value)
     ) {
       result[keyword] = value.map(strictify);
-    } else if ((keyword === '$defs' || keyword === 'definitions') && isRecord(value)) {
+    } else if ((keyword === '$defs' || keyword === 'definitions') && isPlainObject(value)) {
       result[keyword] = Object.fromEntries(
         Object.entries(value).map(([name, item]) => [name, strictify(item)]),
       );
@@ -70,13 +72,13 @@ function strictify(schema: unknown): unknown {
     }
   }
   if (isObjectSchema(schema)) {
-    const properties = isRecord(schema.properties) ? schema.properties : {};
+    const properties = isPlainObject(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     const strictProperties: SchemaRecord = {};
     for (const [name, property] of Object.entries(properties)) {
       const converted = strictify(property);
       strictProperties[name] =
-        required.has(name) || !isRecord(converted) ? converted : makeNullable(converted);
+        required.has(name) || !isPlainObject(converted) ? converted : makeNullable(converted);
     }
     result.properties = strictProperties;
     result.required = Object.keys(strictProperties);
@@ -95,7 +97,7 @@ export function toStrictSchema(schema: JsonSchema): JsonSchema {
 }
 
 function strictProblems(schema: unknown, where: string, problems: string[]): void {
-  if (!isRecord(schema)) {
+  if (!isPlainObject(schema)) {
     if (schema !== true) problems.push(`${where} is not a schema object`);
     return;
   }
@@ -107,7 +109,7 @@ function strictProblems(schema: unknown, where: string, problems: string[]): voi
       problems.push(`${where} has properties but no "type": "object"`);
     if (schema.additionalProperties !== false)
       problems.push(`${where} does not set "additionalProperties": false`);
-    const properties = isRecord(schema.properties) ? schema.properties : {};
+    const properties = isPlainObject(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required) ? schema.required : [];
     for (const [name, property] of Object.entries(properties)) {
       if (!required.includes(name)) problems.push(`${where}.${name} is not required`);
@@ -116,7 +118,7 @@ function strictProblems(schema: unknown, where: string, problems: string[]): voi
     }
   }
   if (schema.items !== undefined) strictProblems(schema.items, `${where}[]`, problems);
-  if (isRecord(schema.additionalProperties))
+  if (isPlainObject(schema.additionalProperties))
     problems.push(`${where} has an "additionalProperties" schema`);
 }
 
@@ -124,7 +126,7 @@ function strictProblems(schema: unknown, where: string, problems: string[]): voi
 export function strictCompatibilityProblems(schema: JsonSchema): string[] {
   const problems: string[] = [];
   if (
-    !isRecord(schema) ||
+    !isPlainObject(schema) ||
     !typeList(schema)?.includes('object') ||
     typeList(schema)?.length !== 1
   ) {

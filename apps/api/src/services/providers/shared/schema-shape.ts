@@ -4,11 +4,9 @@
  * derives (OpenAI's strict schema, Gemini's subset).
  */
 
-export type SchemaRecord = Record<string, unknown>;
+import { isPlainObject } from '../../../is-plain-object';
 
-export function isRecord(value: unknown): value is SchemaRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type SchemaRecord = Record<string, unknown>;
 
 /** The schema's `type` as a list (a single type or a type array), or undefined without one. */
 export function typeList(schema: SchemaRecord): string[] | undefined {
@@ -19,5 +17,5 @@ export function typeList(schema: SchemaRecord): string[] | undefined {
 }
 
 export function isObjectSchema(schema: SchemaRecord): boolean {
-  return typeList(schema)?.includes('object') === true || isRecord(schema.properties);
+  return typeList(schema)?.includes('object') === true || isPlainObject(schema.properties);
 }
