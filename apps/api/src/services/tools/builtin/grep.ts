@@ -13,7 +13,7 @@ import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path
 import { DEFAULT_WALK_LIMITS, type WalkLimits } from '../fs/walk-tree';
 import { createPathFilter, resolveAndValidatePath, toReportedPath } from '../path-policy';
 import { registerTool } from '../registry';
-import { clampIntegerSetting, getBooleanSetting } from '../settings-policy';
+import { clampIntegerSetting, getBooleanSetting } from '../stored-setting-readers';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
 import { type GrepMatch, runGrepSearch } from './grep/grep-search';
 import { type GrepWorkerPool, getGrepWorkerPool } from './grep/grep-worker-pool';
