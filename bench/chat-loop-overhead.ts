@@ -12,6 +12,7 @@
  */
 import type { ConversationMessage } from '@mango/shared';
 import { createBuiltinToolset, runChatTurn } from '../apps/api/src/services/chat';
+import { PROVIDER_IDS } from '../apps/api/src/services/providers/provider-registry';
 import type {
   LanguageModelProvider,
   ProviderId,
@@ -23,11 +24,7 @@ import {
   type RecordedRequest,
   startFakeProviderServer,
 } from '../apps/api/tests/support/fake-provider';
-import {
-  createProviderForFake,
-  MODEL_FOR,
-  PROVIDER_IDS,
-} from '../apps/api/tests/support/provider-factories';
+import { createProviderForFake, MODEL_FOR } from '../apps/api/tests/support/provider-factories';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const ITERATIONS = 20;

@@ -6,7 +6,7 @@
  * sources (MCP) can supply their own toolset or be merged into this one.
  */
 
-import type { ProviderToolDefinition } from '../providers/spec';
+import type { ToolDefinition } from '../providers/spec';
 import { executeTool } from '../tools/execute';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry';
 import { getEnabledToolRuntime, type SavedToolSettingsByName } from '../tools/runtime';
@@ -20,7 +20,7 @@ export interface ToolCallRequest {
 }
 
 export interface TurnToolset {
-  definitions: ProviderToolDefinition[];
+  definitions: ToolDefinition[];
   /**
    * Resolves to the tool's result; rejects with a `ToolError` (anything else
    * counts as `execution_failed`). `onProgress` receives what the tool reports

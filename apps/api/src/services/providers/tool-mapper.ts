@@ -11,9 +11,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import { isPlainObject } from '../../is-plain-object';
-import type { JsonSchema, ToolDefinition } from '../tools/types';
 import { type GeminiSchema, toGeminiSchema } from './gemini/gemini-schema';
 import { isStrictCompatible, toStrictSchema } from './openai-responses/strict-schema';
+import type { JsonSchema, ToolDefinition } from './spec';
 
 export { type GeminiSchema, toGeminiSchema } from './gemini/gemini-schema';
 export {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
 import { runChatTurn } from '../../../src/services/chat';
+import { PROVIDER_IDS } from '../../../src/services/providers/provider-registry';
 import type { ProviderId } from '../../../src/services/providers/spec';
 import {
   callTool,
@@ -13,7 +14,7 @@ import {
   say,
   startFakeProviderServer,
 } from '../../support/fake-provider';
-import { createProviderForFake, MODEL_FOR, PROVIDER_IDS } from '../../support/provider-factories';
+import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
 import { createScenarioRegistry, createScenarioToolset } from '../../support/scenario-tools';
 
 /** Recorded request bodies are arbitrary provider JSON. */

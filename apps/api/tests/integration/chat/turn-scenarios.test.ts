@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { ConversationMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
 import { runChatTurn } from '../../../src/services/chat';
+import { PROVIDER_IDS } from '../../../src/services/providers/provider-registry';
 import type { ProviderId } from '../../../src/services/providers/spec';
 import type { StoredToolSettings } from '../../../src/services/tools/types';
 import {
@@ -15,7 +16,7 @@ import {
   say,
   startFakeProviderServer,
 } from '../../support/fake-provider';
-import { createProviderForFake, MODEL_FOR, PROVIDER_IDS } from '../../support/provider-factories';
+import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
 import {
   createScenarioRegistry,
   createScenarioToolset,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import type { ConversationMessage } from '@mango/shared';
 import { runChatTurn } from '../../../src/services/chat';
 import { STAND_IN_THOUGHT_SIGNATURE } from '../../../src/services/providers/gemini/convert-messages';
-import type { ProviderRequest } from '../../../src/services/providers/spec';
+import type { ProviderRequest, ToolDefinition } from '../../../src/services/providers/spec';
 import { collectEvents, completedCalls } from '../../support/collect-events';
 import {
   type FakeProviderServer,
@@ -25,7 +25,7 @@ const user = (text: string): ConversationMessage => ({
   role: 'user',
   parts: [{ type: 'text', text }],
 });
-const echoTool = {
+const echoTool: ToolDefinition = {
   name: 'echo',
   description: 'Echoes.',
   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },

@@ -5,8 +5,8 @@
  */
 
 import { isPlainObject } from '../../../is-plain-object';
-import type { JsonSchema, JsonSchemaType } from '../../tools/types';
 import { isObjectSchema, type SchemaRecord, typeList } from '../shared/schema-shape';
+import type { JsonSchema, JsonSchemaType } from '../spec';
 
 /** The JSON Schema subset Gemini's function declarations accept. */
 export interface GeminiSchema {

@@ -5,8 +5,8 @@
  */
 
 import { isPlainObject } from '../../../is-plain-object';
-import type { JsonSchema } from '../../tools/types';
 import { isObjectSchema, type SchemaRecord, typeList } from '../shared/schema-shape';
+import type { JsonSchema } from '../spec';
 
 /** Keywords the strict dialect cannot express; a schema that still has one after the transform is not strict. */
 const STRICT_FORBIDDEN_KEYWORDS = new Set([
