@@ -5,8 +5,8 @@
  * defaults, keeping the user's on/off choice); changes are validated strictly.
  */
 import type { ToolSettingsDescriptor } from '@mango/shared';
-import { LRUCache } from 'lru-cache';
 import type { ChangeFeed } from '../../db/change-feed';
+import { createFeedBackedCache } from '../../db/feed-backed-cache';
 import { ApiError } from '../../errors';
 import { ToolParameterError, UnknownToolError } from './errors';
 import type { ToolRegistry } from './registry';
@@ -88,8 +88,6 @@ interface CachedList {
   fingerprint: string;
   toolCount: number;
   tools: readonly ToolSettingsDescriptor[];
-  /** Read while the change feed was live and no change arrived meanwhile: usable without a read. */
-  trusted: boolean;
 }
 
 export function createToolSettingsService(
@@ -99,23 +97,14 @@ export function createToolSettingsService(
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
   // rows are read and the list is rebuilt only when they differ.
-  const listCache = new LRUCache<string, CachedList>({
-    max: LIST_CACHE_USERS,
-    ttl: LIST_CACHE_TTL_MS,
-  });
-  const generations = new Map<string, number>();
-  let resets = 0;
-  const forget = (userId: string) => {
-    listCache.delete(userId);
-    generations.set(userId, (generations.get(userId) ?? 0) + 1);
-  };
-  deps.changes?.subscribe(TOOL_SETTINGS_CHANNEL, {
-    onChange: forget,
-    onReset: () => {
-      listCache.clear();
-      generations.clear();
-      resets += 1;
-    },
+  const listCache = createFeedBackedCache<CachedList>({
+    feed: deps.changes,
+    channel: TOOL_SETTINGS_CHANNEL,
+    invalidates: 'key',
+    maxEntries: LIST_CACHE_USERS,
+    ttlMs: LIST_CACHE_TTL_MS,
+    // A list the feed cannot vouch for still spares rebuilding it when the rows are the same.
+    keepUnvouched: true,
   });
 
   function requireTool(toolName: string): RegisteredTool {
@@ -131,25 +120,16 @@ export function createToolSettingsService(
   return {
     async listToolSettings(userId) {
       const registered = registry.list();
-      const cached = listCache.get(userId);
-      const live = deps.changes?.isLive() ?? false;
-      if (live && cached?.trusted && cached.toolCount === registered.length) return cached.tools;
-      const generation = generations.get(userId) ?? 0;
-      const resetsBefore = resets;
+      const cached = listCache.lookup(userId);
+      if (cached?.fresh && cached.value.toolCount === registered.length) return cached.value.tools;
+      const read = listCache.startRead(userId);
       const rows = await repository.listForUser(userId);
       const fingerprint = fingerprintOf(rows);
       const tools =
-        cached?.fingerprint === fingerprint && cached.toolCount === registered.length
-          ? cached.tools
+        cached?.value.fingerprint === fingerprint && cached.value.toolCount === registered.length
+          ? cached.value.tools
           : registered.map((tool) => describeTool(tool, rows.get(tool.definition.name)));
-      const unchangedMeanwhile =
-        (generations.get(userId) ?? 0) === generation && resets === resetsBefore;
-      listCache.set(userId, {
-        fingerprint,
-        toolCount: registered.length,
-        tools,
-        trusted: live && unchangedMeanwhile && (deps.changes?.isLive() ?? false),
-      });
+      read.store({ fingerprint, toolCount: registered.length, tools });
       return tools;
     },
 
@@ -182,7 +162,7 @@ export function createToolSettingsService(
         ...(parameters === undefined ? {} : { parameters }),
       });
       // This instance forgets at once; the others when the signal reaches them.
-      forget(userId);
+      listCache.forget(userId);
       await deps.changes?.notify(TOOL_SETTINGS_CHANNEL, userId).catch(() => {
         // The write stands; other instances see it when their entry expires.
       });
