@@ -1,16 +1,16 @@
 import { describe, expect, test } from 'bun:test';
-import { executeTool, ToolError } from '../../../../src/services/tools';
+import { executeTool, ToolError } from '../../../../../src/services/tools';
 import {
   type CurrentDateTimeResult,
   describeDateTime,
   getCurrentDateTimeTool,
-} from '../../../../src/services/tools/builtin/get-current-datetime';
-import { ToolParameterError } from '../../../../src/services/tools/errors';
+} from '../../../../../src/services/tools/builtin/get-current-datetime';
+import { ToolParameterError } from '../../../../../src/services/tools/errors';
 import {
   getDefaultToolSettings,
   mergeToolSettings,
-} from '../../../../src/services/tools/settings-policy';
-import { createTestCallContext } from '../../../support/tool-context';
+} from '../../../../../src/services/tools/settings-policy';
+import { createTestCallContext } from '../../../../support/tool-context';
 
 async function call(args: unknown, saved?: { parameters: Record<string, unknown> }) {
   return (await executeTool(

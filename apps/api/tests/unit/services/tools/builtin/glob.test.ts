@@ -6,10 +6,10 @@ import {
   getTool,
   NotFoundError,
   ToolArgumentError,
-} from '../../../../src/services/tools';
-import { runGlob } from '../../../../src/services/tools/builtin/glob';
-import { createTempTree, type TempTree } from '../../../support/temp-tree';
-import { createTestCallContext, createTestToolContext } from '../../../support/tool-context';
+} from '../../../../../src/services/tools';
+import { runGlob } from '../../../../../src/services/tools/builtin/glob';
+import { createTempTree, type TempTree } from '../../../../support/temp-tree';
+import { createTestCallContext, createTestToolContext } from '../../../../support/tool-context';
 
 let tree: TempTree;
 

@@ -6,17 +6,17 @@
  * allowedPaths/deniedPaths.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { runGlob } from '../../../../src/services/tools/builtin/glob';
-import { runGrep } from '../../../../src/services/tools/builtin/grep';
-import { listDirectory } from '../../../../src/services/tools/builtin/list-directory';
-import { ToolError } from '../../../../src/services/tools/errors';
+import { runGlob } from '../../../../../src/services/tools/builtin/glob';
+import { runGrep } from '../../../../../src/services/tools/builtin/grep';
+import { listDirectory } from '../../../../../src/services/tools/builtin/list-directory';
+import { ToolError } from '../../../../../src/services/tools/errors';
 import {
   createPathFilter,
   resolveAndValidatePath,
-} from '../../../../src/services/tools/path-policy';
-import type { ToolContext } from '../../../../src/services/tools/types';
-import { createTempTree, type TempTree } from '../../../support/temp-tree';
-import { createTestToolContext } from '../../../support/tool-context';
+} from '../../../../../src/services/tools/path-policy';
+import type { ToolContext } from '../../../../../src/services/tools/types';
+import { createTempTree, type TempTree } from '../../../../support/temp-tree';
+import { createTestToolContext } from '../../../../support/tool-context';
 
 let tree: TempTree;
 let work: string;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import type { ProcessStatus } from '../../../../../src/services/tools/builtin/shell/process-table';
+import type { ProcessStatus } from '../../../../../../src/services/tools/builtin/shell/process-table';
 import {
   type KnownProcesses,
   selectLeftovers,
-} from '../../../../../src/services/tools/builtin/shell/process-tree';
+} from '../../../../../../src/services/tools/builtin/shell/process-tree';
 
 const ROOT = 4000;
 

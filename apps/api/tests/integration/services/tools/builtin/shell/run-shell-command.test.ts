@@ -10,10 +10,10 @@ import path from 'node:path';
 import {
   type RunShellCommandOptions,
   runShellCommand,
-} from '../../../src/services/tools/builtin/shell/run-shell-command';
-import { findShellInterpreter } from '../../../src/services/tools/builtin/shell/shell-interpreters';
-import { ToolAbortedError, ToolTimeoutError } from '../../../src/services/tools/errors';
-import { createPidJanitor, isRunning, pidsIn } from '../../support/processes';
+} from '../../../../../../src/services/tools/builtin/shell/run-shell-command';
+import { findShellInterpreter } from '../../../../../../src/services/tools/builtin/shell/shell-interpreters';
+import { ToolAbortedError, ToolTimeoutError } from '../../../../../../src/services/tools/errors';
+import { createPidJanitor, isRunning, pidsIn } from '../../../../../support/processes';
 
 const bash = findShellInterpreter('bash');
 if (!bash)

@@ -3,7 +3,7 @@ import {
   type AssemblerEvent,
   createToolCallAssembler,
   type ToolCallFragment,
-} from '../../../../src/services/providers/shared/tool-call-assembler';
+} from '../../../../../src/services/providers/shared/tool-call-assembler';
 
 function run(fragments: ToolCallFragment[], finishEarly = false): AssemblerEvent[] {
   let next = 0;

@@ -8,21 +8,21 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Chat, ChatMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
-import { createDatabaseRunningTurns } from '../../../src/services/chat/running-turns';
-import { INTERRUPTED_CALL_MESSAGE } from '../../../src/services/chat/unanswered-tool-calls';
-import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
+import { createDatabaseRunningTurns } from '../../../../src/services/chat/running-turns';
+import { INTERRUPTED_CALL_MESSAGE } from '../../../../src/services/chat/unanswered-tool-calls';
+import { createProviderRegistry } from '../../../../src/services/providers/provider-registry';
 import {
   callTool,
   type FakeProviderServer,
   type FakeTurn,
   say,
   startFakeProviderServer,
-} from '../../support/fake-provider';
-import { type ServerProcess, startServerProcess } from '../../support/server-process';
-import { readSseFrames, readTurnEvents } from '../../support/sse-client';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
-import { describeEachDatabase } from '../../support/test-databases';
-import { waitUntil } from '../../support/wait-until';
+} from '../../../support/fake-provider';
+import { type ServerProcess, startServerProcess } from '../../../support/server-process';
+import { readSseFrames, readTurnEvents } from '../../../support/sse-client';
+import { startTestApp, type TestApp, type TestUser } from '../../../support/test-app';
+import { describeEachDatabase } from '../../../support/test-databases';
+import { waitUntil } from '../../../support/wait-until';
 
 // biome-ignore lint/suspicious/noExplicitAny: recorded provider request bodies are arbitrary JSON.
 type Json = any;
@@ -73,7 +73,7 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
         MANGO_TEST_DATABASE: JSON.stringify(current().config),
         MANGO_TEST_OPENAI_URL: fake.baseUrl('openai'),
       },
-      { entryPoint: join(import.meta.dir, '../../support/chat-server-entry.ts') },
+      { entryPoint: join(import.meta.dir, '../../../support/chat-server-entry.ts') },
     );
     const response = await fetch(`${child.url}/api/chats/${chatId}/turns`, {
       ...json({ content: 'go' }),

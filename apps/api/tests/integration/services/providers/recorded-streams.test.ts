@@ -9,11 +9,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConversationMessage, TurnStreamEvent } from '@mango/shared';
-import { runChatTurn } from '../../../src/services/chat';
-import type { ProviderId } from '../../../src/services/providers/spec';
-import { type FakeProviderServer, say, startFakeProviderServer } from '../../support/fake-provider';
-import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
-import { createScenarioRegistry, createScenarioToolset } from '../../support/scenario-tools';
+import { runChatTurn } from '../../../../src/services/chat';
+import type { ProviderId } from '../../../../src/services/providers/spec';
+import {
+  type FakeProviderServer,
+  say,
+  startFakeProviderServer,
+} from '../../../support/fake-provider';
+import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
+import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {

@@ -5,24 +5,24 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { ConversationMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
-import { runChatTurn } from '../../../src/services/chat';
-import { PROVIDER_IDS } from '../../../src/services/providers/provider-registry';
-import type { ProviderId } from '../../../src/services/providers/spec';
-import type { StoredToolSettings } from '../../../src/services/tools/types';
+import { runChatTurn } from '../../../../src/services/chat';
+import { PROVIDER_IDS } from '../../../../src/services/providers/provider-registry';
+import type { ProviderId } from '../../../../src/services/providers/spec';
+import type { StoredToolSettings } from '../../../../src/services/tools/types';
 import {
   callTool,
   type FakeProviderServer,
   type FakeTurn,
   say,
   startFakeProviderServer,
-} from '../../support/fake-provider';
-import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
+} from '../../../support/fake-provider';
+import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
 import {
   createScenarioRegistry,
   createScenarioToolset,
   type ScenarioToolProbe,
-} from '../../support/scenario-tools';
-import { waitUntil } from '../../support/wait-until';
+} from '../../../support/scenario-tools';
+import { waitUntil } from '../../../support/wait-until';
 
 /** Recorded request bodies are arbitrary provider JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: read as recorded, checked by the assertions.

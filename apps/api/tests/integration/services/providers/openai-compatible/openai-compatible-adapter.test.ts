@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { createOpenAICompatibleProvider } from '../../../src/services/providers/openai-compatible/openai-compatible-provider';
-import type { ProviderRequest } from '../../../src/services/providers/spec';
-import { collectEvents, completedCalls, textOf } from '../../support/collect-events';
-import { type FakeProviderServer, startFakeProviderServer } from '../../support/fake-provider';
-import { waitUntil } from '../../support/wait-until';
+import { createOpenAICompatibleProvider } from '../../../../../src/services/providers/openai-compatible/openai-compatible-provider';
+import type { ProviderRequest } from '../../../../../src/services/providers/spec';
+import { collectEvents, completedCalls, textOf } from '../../../../support/collect-events';
+import {
+  type FakeProviderServer,
+  startFakeProviderServer,
+} from '../../../../support/fake-provider';
+import { waitUntil } from '../../../../support/wait-until';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import {
   buildShellEnvironment,
   isSecretShapedName,
-} from '../../../../../src/services/tools/builtin/shell/shell-environment';
+} from '../../../../../../src/services/tools/builtin/shell/shell-environment';
 
 describe('isSecretShapedName', () => {
   test.each([

@@ -4,9 +4,9 @@
  * argument; `null` means absent; nothing is ever substituted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { executeTool, ToolError } from '../../../../src/services/tools';
-import { createTempTree, type TempTree } from '../../../support/temp-tree';
-import { createTestCallContext } from '../../../support/tool-context';
+import { executeTool, ToolError } from '../../../../../src/services/tools';
+import { createTempTree, type TempTree } from '../../../../support/temp-tree';
+import { createTestCallContext } from '../../../../support/tool-context';
 
 let tree: TempTree;
 

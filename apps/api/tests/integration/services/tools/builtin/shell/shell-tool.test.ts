@@ -18,13 +18,17 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { executeTool, type ShellCommandResult, ToolError } from '../../../src/services/tools';
-import { getSandboxStatus } from '../../../src/services/tools/builtin/shell/bubblewrap-sandbox';
-import { findShellInterpreter } from '../../../src/services/tools/builtin/shell/shell-interpreters';
-import { buildShellTool } from '../../../src/services/tools/builtin/shell/shell-tool';
-import type { ToolCallContext } from '../../../src/services/tools/types';
-import { createPidJanitor, isRunning, pidsIn } from '../../support/processes';
-import { createTestCallContext, createTestToolContext } from '../../support/tool-context';
+import {
+  executeTool,
+  type ShellCommandResult,
+  ToolError,
+} from '../../../../../../src/services/tools';
+import { getSandboxStatus } from '../../../../../../src/services/tools/builtin/shell/bubblewrap-sandbox';
+import { findShellInterpreter } from '../../../../../../src/services/tools/builtin/shell/shell-interpreters';
+import { buildShellTool } from '../../../../../../src/services/tools/builtin/shell/shell-tool';
+import type { ToolCallContext } from '../../../../../../src/services/tools/types';
+import { createPidJanitor, isRunning, pidsIn } from '../../../../../support/processes';
+import { createTestCallContext, createTestToolContext } from '../../../../../support/tool-context';
 
 const janitor = createPidJanitor();
 

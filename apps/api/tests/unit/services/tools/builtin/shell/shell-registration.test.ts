@@ -4,8 +4,8 @@ import {
   getDefaultToolSettings,
   listTools,
   registerAvailableShellTools,
-} from '../../../../../src/services/tools';
-import { findShellInterpreter } from '../../../../../src/services/tools/builtin/shell/shell-interpreters';
+} from '../../../../../../src/services/tools';
+import { findShellInterpreter } from '../../../../../../src/services/tools/builtin/shell/shell-interpreters';
 
 /** A lookup that knows only the given executables. */
 function lookup(known: Record<string, string>) {

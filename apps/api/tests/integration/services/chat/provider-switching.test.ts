@@ -5,17 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
-import { runChatTurn } from '../../../src/services/chat';
-import { PROVIDER_IDS } from '../../../src/services/providers/provider-registry';
-import type { ProviderId } from '../../../src/services/providers/spec';
+import { runChatTurn } from '../../../../src/services/chat';
+import { PROVIDER_IDS } from '../../../../src/services/providers/provider-registry';
+import type { ProviderId } from '../../../../src/services/providers/spec';
 import {
   callTool,
   type FakeProviderServer,
   say,
   startFakeProviderServer,
-} from '../../support/fake-provider';
-import { createProviderForFake, MODEL_FOR } from '../../support/provider-factories';
-import { createScenarioRegistry, createScenarioToolset } from '../../support/scenario-tools';
+} from '../../../support/fake-provider';
+import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
+import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
 
 /** Recorded request bodies are arbitrary provider JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: read as recorded, checked by the assertions.

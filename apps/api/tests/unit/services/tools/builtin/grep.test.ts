@@ -7,11 +7,11 @@ import {
   getTool,
   NotFoundError,
   ToolArgumentError,
-} from '../../../../src/services/tools';
-import { runGrep } from '../../../../src/services/tools/builtin/grep';
-import { BINARY_SNIFF_BYTES } from '../../../../src/services/tools/fs/binary';
-import { createTempTree, type TempTree } from '../../../support/temp-tree';
-import { createTestCallContext, createTestToolContext } from '../../../support/tool-context';
+} from '../../../../../src/services/tools';
+import { runGrep } from '../../../../../src/services/tools/builtin/grep';
+import { BINARY_SNIFF_BYTES } from '../../../../../src/services/tools/fs/binary';
+import { createTempTree, type TempTree } from '../../../../support/temp-tree';
+import { createTestCallContext, createTestToolContext } from '../../../../support/tool-context';
 
 let tree: TempTree;
 

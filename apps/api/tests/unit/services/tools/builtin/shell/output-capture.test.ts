@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createOutputCapture } from '../../../../../src/services/tools/builtin/shell/output-capture';
+import { createOutputCapture } from '../../../../../../src/services/tools/builtin/shell/output-capture';
 
 const encoder = new TextEncoder();
 

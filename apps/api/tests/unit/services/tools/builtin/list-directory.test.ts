@@ -8,10 +8,10 @@ import {
   NotFoundError,
   ToolArgumentError,
   ToolParameterError,
-} from '../../../../src/services/tools';
-import { listDirectory } from '../../../../src/services/tools/builtin/list-directory';
-import { createTempTree, type TempTree } from '../../../support/temp-tree';
-import { createTestCallContext, createTestToolContext } from '../../../support/tool-context';
+} from '../../../../../src/services/tools';
+import { listDirectory } from '../../../../../src/services/tools/builtin/list-directory';
+import { createTempTree, type TempTree } from '../../../../support/temp-tree';
+import { createTestCallContext, createTestToolContext } from '../../../../support/tool-context';
 
 let tree: TempTree;
 
