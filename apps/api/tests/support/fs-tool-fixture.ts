@@ -14,7 +14,7 @@ import {
   type StoredToolSettings,
   type ToolCallContext,
   ToolError,
-} from '../../../../../src/services/tools/index';
+} from '../../src/services/tools/index';
 
 export interface FsFixture {
   root: string;
