@@ -1,5 +1,5 @@
 /**
- * Opens the database (SPEC §13): an embedded SQLite file through `bun:sqlite`
+ * Opens the database (docs/operations.md#the-database): an embedded SQLite file through `bun:sqlite`
  * by default, or PostgreSQL when a URL is given. Both come back as one
  * `AppDatabase`: a typed Kysely instance, its kind, a named lock that holds
  * across every instance sharing the database, and `close`.

@@ -1,5 +1,5 @@
 /**
- * The tool layer's public entry points (SPEC §2). Importing this module
+ * The tool layer's public entry points (docs/tool-system.md#core-types). Importing this module
  * registers every built-in tool into the default registry.
  */
 import './builtin/get-current-datetime';

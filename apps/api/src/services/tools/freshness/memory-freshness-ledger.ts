@@ -1,6 +1,6 @@
 /**
  * The in-memory freshness ledger: one per chat, for tests and single-process
- * use. The database store (SPEC §7.4, §13) implements the same interface.
+ * use. The database store (docs/tools/filesystem.md#the-freshness-ledger, docs/operations.md#the-database) implements the same interface.
  */
 import { createKeyedMutex } from '../../../keyed-mutex';
 import type { FileFreshnessLedger, FileReadRecord } from '../types';
