@@ -1,5 +1,5 @@
 /** Reads a turn's Server-Sent Events from a fetch response (test support). */
-import type { TurnStreamEvent } from '@mango/shared';
+import type { TurnStreamEvent, TurnUsage } from '@mango/shared';
 
 export interface SseFrame {
   event: string;
@@ -39,4 +39,15 @@ export async function readTurnEvents(response: Response): Promise<TurnStreamEven
     events.push(event);
   }
   return events;
+}
+
+/** What a turn's `done` must report as its usage: every `usage` event of the stream, summed. */
+export function summedUsage(events: readonly TurnStreamEvent[]): TurnUsage {
+  const total: Record<string, number> = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  for (const event of events) {
+    if (event.type !== 'usage') continue;
+    for (const [key, value] of Object.entries(event))
+      if (typeof value === 'number') total[key] = (total[key] ?? 0) + value;
+  }
+  return total as TurnUsage;
 }

@@ -11,7 +11,7 @@ import {
 } from '../../src/app';
 import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
-import { silentLogger } from '../../src/logger';
+import { type Logger, silentLogger } from '../../src/logger';
 import { type RunningServer, startServer } from '../../src/server';
 import {
   createDatabaseRunningTurns,
@@ -58,6 +58,8 @@ export interface TestAppOptions {
   /** Tool sources offered after the built-ins (as MCP servers are). */
   toolSources?: ToolSource[];
   protectedPaths?: readonly string[];
+  /** Where the app logs (nowhere by default). */
+  logger?: Logger;
   /** The server's idle timeout for ordinary requests (production's by default). */
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
@@ -84,7 +86,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
   const deps: AppDependencies = {
     database,
     auth,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     tools: createToolCatalog([
       createBuiltinToolSource(options.toolRegistry ?? defaultToolRegistry),
       ...(options.toolSources ?? []),

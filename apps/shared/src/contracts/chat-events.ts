@@ -185,12 +185,25 @@ export const TurnStatus = Type.Union([
 ]);
 export type TurnStatus = Static<typeof TurnStatus>;
 
+/** Tokens a whole turn used: every model call's `usage`, summed. */
+export const TurnUsage = Type.Object({
+  inputTokens: Type.Integer({ minimum: 0 }),
+  outputTokens: Type.Integer({ minimum: 0 }),
+  totalTokens: Type.Integer({ minimum: 0 }),
+  /** Where the provider reports them. */
+  reasoningTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  cachedInputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type TurnUsage = Static<typeof TurnUsage>;
+
 /** The last event of every turn. */
 export const DoneEvent = Type.Object({
   type: Type.Literal('done'),
   status: TurnStatus,
   /** Model calls made during the turn. */
   iterations: Type.Number(),
+  /** The turn's summed usage (on every `done` the server streams; zero when no provider reported any). */
+  usage: Type.Optional(TurnUsage),
 });
 export type DoneEvent = Static<typeof DoneEvent>;
 

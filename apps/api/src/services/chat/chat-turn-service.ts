@@ -23,6 +23,7 @@ import { type ChatTurnResult, resolveMaxIterations, runChatTurn } from './run-ch
 import type { RunningTurns } from './running-turns';
 import { buildSystemPrompt } from './system-prompt';
 import { createTurnMessageWriter } from './turn-message-writer';
+import { createTurnSummary } from './turn-summary';
 import { answerUnansweredToolCalls } from './unanswered-tool-calls';
 
 export interface ChatTurnServiceDeps {
@@ -105,7 +106,13 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           'A turn is already running in this chat. Wait for it to finish, or cancel it with POST /api/chats/:id/turns/cancel.',
         );
 
-      const run = async (onEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult> => {
+      const run = async (sendEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult> => {
+        const startedAt = performance.now();
+        const summary = createTurnSummary();
+        const onEvent = (event: TurnStreamEvent) => {
+          summary.observe(event);
+          sendEvent(event.type === 'done' ? { ...event, usage: summary.usage() } : event);
+        };
         let result: ChatTurnResult = { status: 'error', iterations: 0, messages: [] };
         // `done` is held back until the turn is stored, so a client that reloads on it sees the turn.
         let done: TurnStreamEvent | undefined;
@@ -175,6 +182,16 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           result = { ...result, status: 'error', error: event };
         } finally {
           await claim.end();
+          deps.logger?.info('chat turn', {
+            chatId,
+            userId,
+            model: modelName,
+            status: result.status,
+            iterations: result.iterations,
+            durationMs: Math.round(performance.now() - startedAt),
+            ...summary.logFields(),
+            ...(options.requestId ? { requestId: options.requestId } : {}),
+          });
         }
         return result;
       };

@@ -17,7 +17,7 @@ import {
   say,
   startFakeProviderServer,
 } from '../../support/fake-provider';
-import { readSseFrames, readTurnEvents } from '../../support/sse-client';
+import { readSseFrames, readTurnEvents, summedUsage } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 import { waitUntil } from '../../support/wait-until';
@@ -93,7 +93,13 @@ describeEachDatabase('chat routes', (_kind, current) => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = await readTurnEvents(response);
-    expect(events.at(-1)).toEqual({ type: 'done', status: 'completed', iterations: 2 });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      status: 'completed',
+      iterations: 2,
+      usage: summedUsage(events),
+    });
+    expect(summedUsage(events).totalTokens).toBeGreaterThan(0);
 
     // The agent prompt announces the directory and the restriction.
     const [first, second] = fake.requests('openai');
@@ -387,7 +393,12 @@ describeEachDatabase('chat routes', (_kind, current) => {
         expect(await cancel.json()).toEqual({ cancelled: true });
       }
     }
-    expect(events.at(-1)).toEqual({ type: 'done', status: 'cancelled', iterations: 1 });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      status: 'cancelled',
+      iterations: 1,
+      usage: summedUsage(events),
+    });
     const idle = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
       method: 'POST',
       user: alice,

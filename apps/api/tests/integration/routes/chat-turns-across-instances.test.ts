@@ -8,7 +8,7 @@ import type { Chat, TurnStreamEvent } from '@mango/shared';
 import { createDatabaseRunningTurns } from '../../../src/services/chat/running-turns';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { type FakeProviderServer, say, startFakeProviderServer } from '../../support/fake-provider';
-import { readSseFrames, readTurnEvents } from '../../support/sse-client';
+import { readSseFrames, readTurnEvents, summedUsage } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 import { waitUntil } from '../../support/wait-until';
@@ -78,7 +78,12 @@ describeEachDatabase('chat turns across instances', (_kind, current) => {
     });
     expect(await cancel.json()).toEqual({ cancelled: true });
     for await (const frame of frames) events.push(JSON.parse(frame.data));
-    expect(events.at(-1)).toEqual({ type: 'done', status: 'cancelled', iterations: 1 });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      status: 'cancelled',
+      iterations: 1,
+      usage: summedUsage(events),
+    });
 
     const { database } = current();
     expect(

@@ -15,7 +15,7 @@ import {
   say,
   startFakeProviderServer,
 } from '../../support/fake-provider';
-import { readTurnEvents } from '../../support/sse-client';
+import { readTurnEvents, summedUsage } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 
@@ -91,7 +91,12 @@ describeEachDatabase('tool progress over the turn stream', (_kind, current) => {
         user: alice,
       }),
     );
-    expect(events.at(-1)).toEqual({ type: 'done', status: 'completed', iterations: 2 });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      status: 'completed',
+      iterations: 2,
+      usage: summedUsage(events),
+    });
     const completed = events.find((event) => event.type === 'tool_call_completed') as Extract<
       TurnStreamEvent,
       { type: 'tool_call_completed' }

@@ -13,6 +13,7 @@ import type {
   ToolSettingsListResponse,
   TurnStreamEvent,
 } from '@mango/shared';
+import { createLogger } from '../../../src/logger';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import {
   callTool,
@@ -20,7 +21,7 @@ import {
   say,
   startFakeProviderServer,
 } from '../../support/fake-provider';
-import { readTurnEvents } from '../../support/sse-client';
+import { readTurnEvents, summedUsage } from '../../support/sse-client';
 import { createEchoTool, createStaticToolSource } from '../../support/static-tool-source';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
@@ -53,12 +54,14 @@ describeEachDatabase('tool sources beside the built-ins', (_kind, current) => {
   });
   let app: TestApp;
   let alice: TestUser;
+  const logLines: Record<string, unknown>[] = [];
   beforeAll(async () => {
     app = startTestApp(current().database, {
       providers: createProviderRegistry({
         openai: { baseURL: fake.baseUrl('openai'), apiKey: 'k', maxRetries: 0 },
       }),
       toolSources: [notes, broken],
+      logger: createLogger({ level: 'info', write: (line) => logLines.push(JSON.parse(line)) }),
     });
     alice = await app.signUp();
   });
@@ -123,6 +126,22 @@ describeEachDatabase('tool sources beside the built-ins', (_kind, current) => {
     expect(result).toMatchObject({ name: 'mcp__notes__search', isError: false });
     expect(Number.isInteger(result?.durationMs)).toBe(true);
     expect(notes.calls.at(-1)).toEqual({ name: 'mcp__notes__search', args: { text: 'groceries' } });
+    // One log line sums the turn up; the broken source was reported when the turn started.
+    const turnLine = logLines.find((line) => line.msg === 'chat turn' && line.chatId === chat.id);
+    expect(turnLine).toMatchObject({
+      userId: alice.id,
+      model: 'openai:gpt-5',
+      status: 'completed',
+      iterations: 2,
+      toolCalls: { succeeded: 1, failed: 0, aborted: 0 },
+      usage: summedUsage(events),
+    });
+    expect(Number.isInteger(turnLine?.durationMs)).toBe(true);
+    expect(
+      logLines.find(
+        (line) => line.msg === 'tool sources left out of a turn' && line.chatId === chat.id,
+      ),
+    ).toMatchObject({ problems: [expect.objectContaining({ sourceId: 'mcp:broken' })] });
   });
 
   test('a source’s tool is switched off like a built-in; an unknown name is still 404', async () => {

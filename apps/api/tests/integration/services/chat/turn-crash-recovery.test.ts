@@ -19,7 +19,7 @@ import {
   startFakeProviderServer,
 } from '../../../support/fake-provider';
 import { type ServerProcess, startServerProcess } from '../../../support/server-process';
-import { readSseFrames, readTurnEvents } from '../../../support/sse-client';
+import { readSseFrames, readTurnEvents, summedUsage } from '../../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../../support/test-app';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { waitUntil } from '../../../support/wait-until';
@@ -168,7 +168,12 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
         user: alice,
       }),
     );
-    expect(next.at(-1)).toEqual({ type: 'done', status: 'completed', iterations: 1 });
+    expect(next.at(-1)).toEqual({
+      type: 'done',
+      status: 'completed',
+      iterations: 1,
+      usage: summedUsage(next),
+    });
     const input: Json[] = fake.requests('openai').at(-1)?.body.input;
     expect(input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'go' }] },
@@ -232,7 +237,12 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
         user: alice,
       }),
     );
-    expect(next.at(-1)).toEqual({ type: 'done', status: 'completed', iterations: 1 });
+    expect(next.at(-1)).toEqual({
+      type: 'done',
+      status: 'completed',
+      iterations: 1,
+      usage: summedUsage(next),
+    });
 
     const repaired = await messagesOf(chat.id);
     expect(repaired.map((message) => message.role)).toEqual([
