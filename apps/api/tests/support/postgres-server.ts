@@ -19,7 +19,17 @@
  * directory.
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  chownSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,10 +175,32 @@ function canRun(program: string, user: ServerUser): boolean {
   return spawnSync('runuser', ['-u', user.name, '--', 'test', '-x', program]).status === 0;
 }
 
+const RAM_DIRECTORY = '/dev/shm';
+const RAM_NEEDED_BYTES = 2 * 1024 ** 3;
+
+/**
+ * Where the cluster lives. Creating a database writes its files out, and on
+ * a disk that costs several times what it does in memory even with fsync off
+ * (about 300 ms against 60 ms per database here), so the cluster goes in
+ * /dev/shm where that is a file system in memory with room to spare, unless
+ * TMPDIR names the place for temp files.
+ */
+function clusterParentDirectory(): string {
+  if (process.env.TMPDIR || platform() !== 'linux') return tmpdir();
+  try {
+    accessSync(RAM_DIRECTORY, constants.W_OK);
+    const space = statfsSync(RAM_DIRECTORY);
+    if (space.bavail * space.bsize >= RAM_NEEDED_BYTES) return RAM_DIRECTORY;
+  } catch {
+    // No such directory, or not ours to write: the temp directory will do.
+  }
+  return tmpdir();
+}
+
 export async function startTestPostgres(): Promise<TestPostgresServer> {
   const binaries = await findPostgresBinaries();
   const user = serverUser();
-  const root = mkdtempSync(join(tmpdir(), 'mango-pg-'));
+  const root = mkdtempSync(join(clusterParentDirectory(), 'mango-pg-'));
   if (user) chownSync(root, user.uid, user.gid);
   let directory = binaries.directory;
   if (user && binaries.source === 'embedded' && !canRun(join(directory, 'initdb'), user)) {
@@ -217,6 +249,10 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
       '-c fsync=off',
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
+      // Nothing here lives long enough to need vacuuming, and an autovacuum
+      // worker on a template makes CREATE DATABASE … TEMPLATE wait for it.
+      '-c autovacuum=off',
+      '-c max_wal_size=256MB',
       '-c max_connections=200',
     ].join(' ');
     runPostgresProgram(
