@@ -174,11 +174,14 @@ describe('runShellCommand: nothing outlives the call', () => {
 describe("runShellCommand: abort and the caller's budget", () => {
   test('a parent abort is "aborted", never a timeout, and kills the children', async () => {
     const controller = new AbortController();
-    const running = runTracked('sleep 100 & echo $!; setsid sleep 100 & echo $!; sleep 100', {
-      signal: controller.signal,
-      timeoutMs: 60_000,
-    });
-    setTimeout(() => controller.abort(new ToolAbortedError()), 300);
+    const started = path.join(directory, 'abort-started');
+    const running = runTracked(
+      `sleep 100 & echo $!; setsid sleep 100 & echo $!; touch ${started}; sleep 100`,
+      { signal: controller.signal, timeoutMs: 60_000 },
+    );
+    // Aborted once both children run, however long that takes on a busy machine.
+    while (!existsSync(started)) await Bun.sleep(10);
+    controller.abort(new ToolAbortedError());
     const { result, pids } = await running;
     expect(result.termination).toBe('aborted');
     expect(result.exitCode).toBeNull();

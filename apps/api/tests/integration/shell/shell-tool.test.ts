@@ -30,6 +30,7 @@ import { buildShellTool } from '../../../src/services/tools/builtin/shell/shell-
 import type { ToolCallContext } from '../../../src/services/tools/types';
 import { createPidJanitor, isRunning, pidsIn } from '../../support/processes';
 import { createTestCallContext, createTestToolContext } from '../../support/tool-context';
+import { waitUntil } from '../../support/wait-until';
 
 const janitor = createPidJanitor();
 
@@ -374,7 +375,6 @@ describe('shell tools: the execution layer budget', () => {
     expect((await running).code).toBe('aborted');
     const [pid] = janitor.track(pidsIn(await Bun.file(marker).text()));
     // The tool kills the tree after the call has already been answered; give it a moment.
-    for (let attempt = 0; attempt < 100 && isRunning(pid as number); attempt++) await Bun.sleep(10);
-    expect(isRunning(pid as number)).toBe(false);
+    expect(await waitUntil(() => !isRunning(pid as number), 5000)).toBe(true);
   });
 });
