@@ -5,17 +5,14 @@
  * server). The OpenAI-compatible adapter is offered when its base URL is set;
  * its key is optional, because local servers such as Ollama need none.
  */
+import { ConfigurationError } from '../../errors';
 import type { ProviderConnectionOptions } from './shared/provider-connection';
 import type { ProviderId } from './spec';
 
 export type ProvidersConfig = Partial<Record<ProviderId, ProviderConnectionOptions>>;
 
-export class ProviderConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProviderConfigError';
-  }
-}
+/** A provider's environment variables (key, base URL) are invalid. */
+export class ProviderConfigError extends ConfigurationError {}
 
 function readUrl(env: Record<string, string | undefined>, name: string): string | undefined {
   const raw = env[name]?.trim();

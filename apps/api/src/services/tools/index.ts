@@ -20,7 +20,12 @@ export {
 } from './builtin/shell';
 export { createDatabaseFreshnessLedger } from './database-freshness-ledger';
 export * from './errors';
-export { DEFAULT_TOOL_TIMEOUT_SECONDS, executeTool, getToolTimeoutMs } from './execute';
+export {
+  DEFAULT_TOOL_TIMEOUT_SECONDS,
+  executeTool,
+  getToolTimeoutMs,
+  runWithToolBudget,
+} from './execute';
 export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness-ledger';
 export {
   createToolRegistry,
@@ -35,6 +40,7 @@ export {
 export {
   type EnabledToolRuntime,
   getEnabledToolRuntime,
+  lookupSavedSettings,
   type SavedToolSettingsByName,
 } from './runtime';
 export {
@@ -51,6 +57,24 @@ export {
   mergeToolSettings,
   normalizeToolParameters,
 } from './settings-policy';
+export { BUILTIN_SOURCE_INFO, createBuiltinToolSource } from './sources/builtin-tool-source';
+export {
+  createToolCatalog,
+  DEFAULT_SOURCE_BUDGET_MS,
+  type ToolCatalog,
+  type ToolCatalogListing,
+  type ToolCatalogProblem,
+  type ToolCatalogRequest,
+} from './sources/tool-catalog';
+export {
+  DISABLED_TOOL_REASON,
+  describeSourcedTool,
+  type SourcedTool,
+  type ToolListingRequest,
+  type ToolSource,
+  type ToolSourceInfo,
+  type ToolState,
+} from './sources/tool-source';
 export {
   createToolSettingsRepository,
   type ToolSettingsRepository,

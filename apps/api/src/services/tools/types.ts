@@ -148,6 +148,11 @@ export interface ToolContext {
   signal: AbortSignal;
   freshness: FileFreshnessLedger;
   emit?: (event: ToolProgressEvent) => void;
+  /**
+   * Paths no tool may touch whatever the settings say (the server's data
+   * directory); the path policy refuses them (rule `serverData`).
+   */
+  protectedPaths?: readonly string[];
 }
 
 /**
@@ -168,4 +173,30 @@ export interface RegisteredTool {
    * what is wrong and what is expected, or undefined when the value is fine.
    */
   checkParameter?: (name: string, value: unknown) => string | undefined;
+  /**
+   * Calls of this tool within one step run one at a time, in order, rather
+   * than concurrently with each other (generate_image: one image request at a
+   * time per turn).
+   */
+  runsAlone?: boolean;
+  /**
+   * Why the tool cannot be offered to this user or chat now (a missing
+   * dependency, a permission the user lacks), or undefined when it can. The
+   * tool is then listed `unavailable` with that reason and never offered.
+   */
+  unavailableReason?: (scope: ToolScope) => string | undefined | Promise<string | undefined>;
+}
+
+/** Whom and where a tool is listed or run for: a user, and the chat when a turn or the inspector asks. */
+export interface ToolScope {
+  userId: string;
+  chat?: ToolChatScope;
+}
+
+/** What a tool may know of the chat it serves. */
+export interface ToolChatScope {
+  id: string;
+  mode: ChatMode;
+  workingDirectory?: string;
+  restrictToWorkingDirectory: boolean;
 }

@@ -42,7 +42,7 @@ async function loopOnce(
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createScenarioToolset(registry),
+    toolset: await createScenarioToolset(registry),
     onEvent: () => {},
   });
   return { result, probe, requests: fake.requests(id) };

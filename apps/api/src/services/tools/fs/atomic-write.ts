@@ -4,17 +4,18 @@
  * its permission bits and, where allowed, its owner) or hard-linked into place
  * for an exclusive create.
  */
+
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { AppError } from '../../../errors';
 import { errorCode } from './file-errors';
 
 /** The target appeared between the check and the create. */
-export class FileAlreadyExistsError extends Error {
+export class FileAlreadyExistsError extends AppError {
   constructor(readonly targetPath: string) {
-    super(`${targetPath} already exists`);
-    this.name = 'FileAlreadyExistsError';
+    super('conflict', `${targetPath} already exists`, { retryable: false });
   }
 }
 

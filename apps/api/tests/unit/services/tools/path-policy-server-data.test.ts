@@ -5,7 +5,6 @@ import path from 'node:path';
 import { PermissionDeniedError } from '../../../../src/services/tools/errors';
 import {
   createPathFilter,
-  protectServerPaths,
   resolveAndValidatePath,
 } from '../../../../src/services/tools/path-policy';
 
@@ -19,16 +18,22 @@ writeFileSync(path.join(work, 'notes.txt'), 'hello');
 symlinkSync(dataDir, path.join(work, 'sneaky'));
 
 afterAll(() => {
-  protectServerPaths([]);
   rmSync(root, { recursive: true, force: true });
 });
 
-const chat = { mode: 'chat' as const, restrictToWorkingDirectory: false, parameters: {} };
+const unprotectedChat = {
+  mode: 'chat' as const,
+  restrictToWorkingDirectory: false,
+  parameters: {},
+};
+const protectedPaths = [dataDir];
+const chat = { ...unprotectedChat, protectedPaths };
 const agent = {
   mode: 'agent' as const,
   workingDirectory: work,
   restrictToWorkingDirectory: false,
   parameters: { allowedPaths: [{ path: root, enabled: true }] },
+  protectedPaths,
 };
 
 async function refusal(promise: Promise<unknown>): Promise<PermissionDeniedError> {
@@ -42,14 +47,23 @@ async function refusal(promise: Promise<unknown>): Promise<PermissionDeniedError
 }
 
 describe('the server data directory is never reachable through the path policy', () => {
+  test('two calls with different protected paths do not share them (no global state)', async () => {
+    const other = path.join(root, 'other-data');
+    mkdirSync(other);
+    const inOther = path.join(other, 'x.txt');
+    await refusal(resolveAndValidatePath(inOther, { ...chat, protectedPaths: [other] }));
+    expect((await resolveAndValidatePath(inOther, chat)).exists).toBe(false);
+  });
+
   test('without protection the data directory is an ordinary path', async () => {
-    protectServerPaths([]);
-    const resolved = await resolveAndValidatePath(path.join(dataDir, 'mango.sqlite'), chat);
+    const resolved = await resolveAndValidatePath(
+      path.join(dataDir, 'mango.sqlite'),
+      unprotectedChat,
+    );
     expect(resolved.exists).toBe(true);
   });
 
   test('with protection: refused in chat mode, in agent mode even when allowed, and through a symlink', async () => {
-    protectServerPaths([dataDir]);
     const direct = await refusal(resolveAndValidatePath(path.join(dataDir, 'mango.sqlite'), chat));
     expect(direct.details?.rule).toBe('serverData');
     expect(direct.message).toContain("server's own data directory");
@@ -62,7 +76,6 @@ describe('the server data directory is never reachable through the path policy',
   });
 
   test('walks skip the data directory', async () => {
-    protectServerPaths([dataDir]);
     const allowedByFilter = await createPathFilter(chat);
     expect(allowedByFilter(path.join(dataDir, 'mango.sqlite'))).toBe(false);
     expect(allowedByFilter(path.join(work, 'notes.txt'))).toBe(true);
@@ -70,8 +83,9 @@ describe('the server data directory is never reachable through the path policy',
 
   test('a data directory that does not exist yet is protected by its location', async () => {
     const later = path.join(root, 'later-data');
-    protectServerPaths([later]);
-    const error = await refusal(resolveAndValidatePath(path.join(later, 'x'), chat));
+    const error = await refusal(
+      resolveAndValidatePath(path.join(later, 'x'), { ...chat, protectedPaths: [later] }),
+    );
     expect(error.details?.rule).toBe('serverData');
   });
 });
