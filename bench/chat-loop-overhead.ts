@@ -12,12 +12,13 @@
  */
 import type { ConversationMessage } from '@mango/shared';
 import { createTurnToolset, runChatTurn } from '../apps/api/src/services/chat';
+import { PROVIDER_IDS } from '../apps/api/src/services/providers/provider-registry';
 import type {
   LanguageModelProvider,
   ProviderId,
   ProviderRequest,
 } from '../apps/api/src/services/providers/spec';
-import { createMemoryFreshnessLedger } from '../apps/api/src/services/tools/freshness-ledger';
+import { createMemoryFreshnessLedger } from '../apps/api/src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry } from '../apps/api/src/services/tools/registry';
 import { createBuiltinToolSource } from '../apps/api/src/services/tools/sources/builtin-tool-source';
 import { createToolCatalog } from '../apps/api/src/services/tools/sources/tool-catalog';
@@ -25,11 +26,7 @@ import {
   type RecordedRequest,
   startFakeProviderServer,
 } from '../apps/api/tests/support/fake-provider';
-import {
-  createProviderForFake,
-  MODEL_FOR,
-  PROVIDER_IDS,
-} from '../apps/api/tests/support/provider-factories';
+import { createProviderForFake, MODEL_FOR } from '../apps/api/tests/support/provider-factories';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const ITERATIONS = 20;

@@ -21,7 +21,7 @@ import type { ChatToolsDeps } from './services/chat/chat-tools';
 import { createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
 import type { ProviderRegistry } from './services/providers/provider-registry';
-import { createDatabaseFreshnessLedger } from './services/tools/database-freshness-ledger';
+import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
 import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
 import {

@@ -11,8 +11,8 @@ import { getCurrentAdapter } from '@better-auth/core/context';
 import { ERROR_CODES, type ErrorBody, type ErrorCode } from '@mango/shared';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { openAPI } from 'better-auth/plugins';
-import { LRUCache } from 'lru-cache';
 import type { AppDatabase } from '../db/database';
+import { createFeedBackedCache } from '../db/feed-backed-cache';
 import type { Logger } from '../logger';
 import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
 
@@ -176,17 +176,15 @@ function toAuthenticatedUser(user: {
 export function createAuth(options: AuthOptions): AuthService {
   const auth = buildBetterAuth(options);
   const { database } = options;
-  const verified = new LRUCache<string, AuthenticatedUser>({
-    max: CREDENTIAL_CACHE_ENTRIES,
-    ttl: CREDENTIAL_CACHE_MS,
+  // Any revocation anywhere forgets every verified credential: the signal
+  // does not say whose it was.
+  const verified = createFeedBackedCache<AuthenticatedUser>({
+    feed: database.changes,
+    channel: CREDENTIALS_CHANNEL,
+    invalidates: 'all',
+    maxEntries: CREDENTIAL_CACHE_ENTRIES,
+    ttlMs: CREDENTIAL_CACHE_MS,
   });
-  // Bumped on every revocation, so a verification that started before one is not cached after it.
-  let revocations = 0;
-  const forgetAll = () => {
-    revocations++;
-    verified.clear();
-  };
-  database.changes.subscribe(CREDENTIALS_CHANNEL, { onChange: forgetAll, onReset: forgetAll });
   let openApiPaths: Promise<Record<string, unknown>> | undefined;
   return {
     api: auth.api,
@@ -207,7 +205,7 @@ export function createAuth(options: AuthOptions): AuthService {
       const path = new URL(request.url).pathname;
       if (request.method === 'POST' && REVOKING_PATH.test(path)) {
         const response = await auth.handler(request);
-        forgetAll();
+        verified.forgetAll();
         await database.changes.notify(CREDENTIALS_CHANNEL, 'revoked').catch((error: unknown) => {
           // The revocation stands; other instances forget within CREDENTIAL_CACHE_MS.
           options.logger?.warn('could not signal a revoked credential to other instances', {
@@ -233,13 +231,11 @@ export function createAuth(options: AuthOptions): AuthService {
       const cacheKey = bearer ? `key:${bearer}` : cookie ? `cookie:${cookie}` : undefined;
       if (!cacheKey) return null;
       // Without a live feed a revocation elsewhere could go unheard: verify every time.
-      const live = database.changes.isLive();
-      const cached = live ? verified.get(cacheKey) : undefined;
-      if (cached) return cached;
-      const before = revocations;
+      const cached = verified.lookup(cacheKey);
+      if (cached?.fresh) return cached.value;
+      const read = verified.startRead(cacheKey);
       const user = bearer ? await verifyApiKey(bearer, headers) : await verifySession(headers);
-      if (user && live && revocations === before && database.changes.isLive())
-        verified.set(cacheKey, user.user, { ttl: user.ttl });
+      if (user) read.store(user.user, { ttlMs: user.ttl });
       return user?.user ?? null;
     },
   };

@@ -12,7 +12,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import { createKeyedMutex } from '../services/tools/freshness-ledger';
+import { createKeyedMutex } from '../services/tools/freshness/memory-freshness-ledger';
 import { createBunSqliteDialect } from './bun-sqlite-dialect';
 import { type ChangeFeed, createLocalChangeFeed, createPostgresChangeFeed } from './change-feed';
 import type { DatabaseKind } from './column-types';

@@ -7,8 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GLOB_TIME_BUDGET_MS } from '../../src/services/tools/builtin/glob';
 import { GREP_TIME_BUDGET_MS } from '../../src/services/tools/builtin/grep';
-import { WORKER_STOP_GRACE_MS } from '../../src/services/tools/fs/grep-worker-pool';
-import { MAX_MATCH_LINE_CHARS, SLOW_REGEX_CALL_MS } from '../../src/services/tools/fs/match-lines';
+import { WORKER_STOP_GRACE_MS } from '../../src/services/tools/builtin/grep/grep-worker-pool';
+import {
+  MAX_MATCH_LINE_CHARS,
+  SLOW_REGEX_CALL_MS,
+} from '../../src/services/tools/builtin/grep/match-lines';
 import { DEFAULT_WALK_LIMITS } from '../../src/services/tools/fs/walk-tree';
 import { getDefaultToolSettings, getTool } from '../../src/services/tools/index';
 import { docSection, flatten, REPO_ROOT } from '../support/markdown-docs';

@@ -5,7 +5,11 @@
  * id must see the same records, different chat ids must not.
  */
 import { describe, expect, test } from 'bun:test';
-import { checkFreshness, recordFileRead, sha256Hex } from '../../src/services/tools/fs/freshness';
+import {
+  checkFreshness,
+  recordFileRead,
+  sha256Hex,
+} from '../../src/services/tools/freshness/read-before-write';
 import type { FileFreshnessLedger, FileReadRecord } from '../../src/services/tools/types';
 
 export type LedgerFactory = (chatId: string) => FileFreshnessLedger | Promise<FileFreshnessLedger>;

@@ -6,8 +6,6 @@ import { createOpenAIResponsesProvider } from '../../src/services/providers/open
 import type { LanguageModelProvider, ProviderId } from '../../src/services/providers/spec';
 import type { FakeProviderServer } from './fake-provider';
 
-export const PROVIDER_IDS: ProviderId[] = ['openai', 'openai-compatible', 'anthropic', 'gemini'];
-
 export const MODEL_FOR: Record<ProviderId, string> = {
   openai: 'gpt-5',
   'openai-compatible': 'llama3.1',

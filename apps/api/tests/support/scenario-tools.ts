@@ -4,7 +4,7 @@
  */
 import { createTurnToolset, type TurnToolset } from '../../src/services/chat/turn-toolset';
 import { ToolExecutionError } from '../../src/services/tools/errors';
-import { createMemoryFreshnessLedger } from '../../src/services/tools/freshness-ledger';
+import { createMemoryFreshnessLedger } from '../../src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry, type ToolRegistry } from '../../src/services/tools/registry';
 import { createBuiltinToolSource } from '../../src/services/tools/sources/builtin-tool-source';
 import { createToolCatalog } from '../../src/services/tools/sources/tool-catalog';

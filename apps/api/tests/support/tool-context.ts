@@ -1,5 +1,5 @@
 /** Builds tool contexts for tests: a fresh freshness ledger and chat-mode defaults. */
-import { createMemoryFreshnessLedger } from '../../src/services/tools/freshness-ledger';
+import { createMemoryFreshnessLedger } from '../../src/services/tools/freshness/memory-freshness-ledger';
 import type { ToolCallContext, ToolContext } from '../../src/services/tools/types';
 
 export function createTestCallContext(overrides: Partial<ToolCallContext> = {}): ToolCallContext {

@@ -91,7 +91,8 @@ async function runOne(
     // Closed before the result is emitted: no progress of this call may follow its result.
     progress.close();
   }
-  const elapsed = Math.max(0, now() - started);
+  // Whole milliseconds: sub-millisecond digits are noise to every reader of the figure.
+  const elapsed = Math.max(0, Math.round(now() - started));
   if ('value' in outcome) {
     const serialized = serializeToolResult(outcome.value);
     return serialized.ok

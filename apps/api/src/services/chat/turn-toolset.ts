@@ -6,7 +6,7 @@
  * budget and the turn's cancel (`runWithToolBudget`).
  */
 
-import type { ProviderToolDefinition } from '../providers/spec';
+import type { ToolDefinition } from '../providers/spec';
 import { ToolUnavailableError, UnknownToolError } from '../tools/errors';
 import { runWithToolBudget, toolDisabledError } from '../tools/execute';
 import { getToolDefinition } from '../tools/settings-policy';
@@ -21,7 +21,7 @@ export interface ToolCallRequest {
 }
 
 export interface TurnToolset {
-  definitions: ProviderToolDefinition[];
+  definitions: ToolDefinition[];
   /**
    * Resolves to the tool's result; rejects with a `ToolError` (anything else
    * counts as `execution_failed`). `onProgress` receives what the tool reports

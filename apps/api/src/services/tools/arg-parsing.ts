@@ -8,8 +8,10 @@
  * (`validation_failed`) that names the argument, what was expected and what was
  * received. Length limits dropped by the strict dialect are enforced here.
  */
+
+import { isPlainObject } from '../../is-plain-object';
 import { ToolArgumentError } from './errors';
-import { describeValue, isPlainObject } from './settings-policy';
+import { describeValue } from './settings-policy';
 import type { JsonSchema, JsonSchemaType } from './types';
 
 function typesOf(schema: JsonSchema): JsonSchemaType[] | undefined {

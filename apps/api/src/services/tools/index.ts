@@ -18,7 +18,6 @@ export {
   runShellCommand,
   type ShellCommandResult,
 } from './builtin/shell';
-export { createDatabaseFreshnessLedger } from './database-freshness-ledger';
 export * from './errors';
 export {
   DEFAULT_TOOL_TIMEOUT_SECONDS,
@@ -26,7 +25,8 @@ export {
   getToolTimeoutMs,
   runWithToolBudget,
 } from './execute';
-export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness-ledger';
+export { createDatabaseFreshnessLedger } from './freshness/database-freshness-ledger';
+export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness/memory-freshness-ledger';
 export {
   createToolRegistry,
   defaultToolRegistry,

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError, ToolArgumentError } from './errors';
 import { resolveRealPath } from './fs/real-path';
-import { getPathListSetting } from './settings-policy';
+import { getPathListSetting } from './stored-setting-readers';
 import type { ToolContext } from './types';
 
 export type PathPolicyContext = Pick<

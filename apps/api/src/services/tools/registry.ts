@@ -6,8 +6,9 @@
  * schema, and default settings that the tool's own descriptors would reject.
  */
 import { AppError } from '../../errors';
+import { isPlainObject } from '../../is-plain-object';
 import { ToolParameterError } from './errors';
-import { getDefaultToolSettings, isPlainObject, normalizeToolParameters } from './settings-policy';
+import { getDefaultToolSettings, normalizeToolParameters } from './settings-policy';
 import type { RegisteredTool } from './types';
 
 /** What every provider accepts as a function name (OpenAI's rule is the narrowest). */

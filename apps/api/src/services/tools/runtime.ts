@@ -3,7 +3,7 @@
  * definitions (for the provider) and the effective settings of each tool.
  * The persistence layer loads the rows; this module only merges them.
  */
-import { defaultToolRegistry, type ToolRegistry } from './registry';
+import type { ToolRegistry } from './registry';
 import { getSafeEffectiveToolSettings, getToolDefinition } from './settings-policy';
 import type {
   EffectiveToolSettings,
@@ -37,8 +37,8 @@ export function lookupSavedSettings(
 }
 
 export function getEnabledToolRuntime(
-  savedSettings: SavedToolSettingsByName = {},
-  registry: ToolRegistry = defaultToolRegistry,
+  savedSettings: SavedToolSettingsByName,
+  registry: ToolRegistry,
 ): EnabledToolRuntime {
   const lookup = (name: string) => lookupSavedSettings(savedSettings, name);
   const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };

@@ -4,7 +4,16 @@
  * validated strictly (`ToolParameterError`); stored values are coerced, never
  * rejected, because there is nobody to hand an error to when a turn reads them.
  */
+import { isPlainObject } from '../../is-plain-object';
 import { ToolParameterError } from './errors';
+import {
+  clampIntegerSetting,
+  clampNumberSetting,
+  getBooleanSetting,
+  getPathListSetting,
+  getStringListSetting,
+  getStringSetting,
+} from './stored-setting-readers';
 import type {
   EffectiveToolSettings,
   PathListEntry,
@@ -14,6 +23,18 @@ import type {
   ToolParameterDescriptor,
   ToolSettingsUpdate,
 } from './types';
+
+// The stored-value readers are documented with the policy (SPEC §4), and the
+// README's tool recipe imports them from here; they live in their own module.
+export {
+  clampIntegerSetting,
+  clampNumberSetting,
+  getBooleanSetting,
+  getPathListSetting,
+  getStringListSetting,
+  getStringSetting,
+  type NumberSettingBounds,
+} from './stored-setting-readers';
 
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
@@ -34,12 +55,6 @@ function safeJson(value: unknown): string {
 
 function truncateForMessage(text: string, limit = 80): string {
   return text.length > limit ? `${text.slice(0, limit)}…` : text;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 function findDescriptor(tool: RegisteredTool, key: string): ToolParameterDescriptor | undefined {
@@ -323,89 +338,4 @@ export function getToolDefinitionsForTools(
     if (effective.enabled) definitions.push(getToolDefinition(tool, effective));
   }
   return definitions;
-}
-
-// ---- Lenient readers for stored values (coerce, never throw) ----
-
-export interface NumberSettingBounds {
-  min?: number;
-  max?: number;
-  fallback: number;
-}
-
-function readNumeric(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string' && value.trim() !== '') {
-    const parsed = Number(value);
-    return Number.isFinite(parsed) ? parsed : undefined;
-  }
-  return undefined;
-}
-
-function clampNumber(value: number, { min, max }: NumberSettingBounds): number {
-  let result = value;
-  if (min !== undefined && result < min) result = min;
-  if (max !== undefined && result > max) result = max;
-  return result;
-}
-
-/** A stored number clamped into range; a non-number (or numeric text that is not a number) yields the fallback. */
-export function clampNumberSetting(value: unknown, bounds: NumberSettingBounds): number {
-  const numeric = readNumeric(value);
-  return numeric === undefined ? bounds.fallback : clampNumber(numeric, bounds);
-}
-
-/** A stored whole number, truncated toward zero and clamped into range; anything else yields the fallback. */
-export function clampIntegerSetting(value: unknown, bounds: NumberSettingBounds): number {
-  const numeric = readNumeric(value);
-  return numeric === undefined ? bounds.fallback : clampNumber(Math.trunc(numeric), bounds);
-}
-
-/** A stored string (one of `allowed` when given); anything else yields the fallback. */
-export function getStringSetting(
-  value: unknown,
-  fallback: string,
-  allowed?: readonly string[],
-): string {
-  if (typeof value !== 'string') return fallback;
-  if (allowed && !allowed.includes(value)) return fallback;
-  return value;
-}
-
-export function getBooleanSetting(value: unknown, fallback: boolean): boolean {
-  if (typeof value === 'boolean') return value;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return fallback;
-}
-
-/** A stored list of strings; non-string items are dropped, a non-array yields the fallback. */
-export function getStringListSetting(value: unknown, fallback: readonly string[]): string[] {
-  if (!Array.isArray(value)) return [...fallback];
-  return value.filter((item): item is string => typeof item === 'string');
-}
-
-/**
- * A stored path list. Plain strings are read as enabled entries; malformed
- * entries are dropped. A non-array yields the fallback.
- */
-export function getPathListSetting(
-  value: unknown,
-  fallback: readonly PathListEntry[],
-): PathListEntry[] {
-  if (!Array.isArray(value)) return fallback.map((entry) => ({ ...entry }));
-  const entries: PathListEntry[] = [];
-  for (const item of value) {
-    if (typeof item === 'string' && item.trim() !== '' && !item.includes('\0')) {
-      entries.push({ path: item, enabled: true });
-    } else if (
-      isPlainObject(item) &&
-      typeof item.path === 'string' &&
-      item.path.trim() !== '' &&
-      !item.path.includes('\0')
-    ) {
-      entries.push({ path: item.path, enabled: item.enabled !== false });
-    }
-  }
-  return entries;
 }

@@ -1,12 +1,13 @@
 /**
  * Tool settings per user (SPEC §1, §4, §8): the tool catalog (every tool
  * source, merged) says which tools exist, the settings policy merges and
- * validates, the repository stores what the user changed. Reads never fail on a bad stored row (it is coerced to
- * defaults, keeping the user's on/off choice); changes are validated strictly.
+ * validates, the repository stores what the user changed. Reads never
+ * fail on a bad stored row (it is coerced to defaults, keeping the user's
+ * on/off choice); changes are validated strictly.
  */
 import type { ToolSettingsDescriptor } from '@mango/shared';
-import { LRUCache } from 'lru-cache';
 import type { ChangeFeed } from '../../db/change-feed';
+import { createFeedBackedCache } from '../../db/feed-backed-cache';
 import { ApiError } from '../../errors';
 import { ToolParameterError, UnknownToolError } from './errors';
 import type { EnabledToolRuntime } from './runtime';
@@ -108,8 +109,6 @@ interface CachedList {
   fingerprint: string;
   catalogKey: string;
   tools: readonly ToolSettingsDescriptor[];
-  /** Read while the change feed was live and no change arrived meanwhile: usable without a read. */
-  trusted: boolean;
 }
 
 export function createToolSettingsService(
@@ -122,23 +121,14 @@ export function createToolSettingsService(
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
   // rows are read and the list is rebuilt only when they differ.
-  const listCache = new LRUCache<string, CachedList>({
-    max: LIST_CACHE_USERS,
-    ttl: LIST_CACHE_TTL_MS,
-  });
-  const generations = new Map<string, number>();
-  let resets = 0;
-  const forget = (userId: string) => {
-    listCache.delete(userId);
-    generations.set(userId, (generations.get(userId) ?? 0) + 1);
-  };
-  deps.changes?.subscribe(TOOL_SETTINGS_CHANNEL, {
-    onChange: forget,
-    onReset: () => {
-      listCache.clear();
-      generations.clear();
-      resets += 1;
-    },
+  const listCache = createFeedBackedCache<CachedList>({
+    feed: deps.changes,
+    channel: TOOL_SETTINGS_CHANNEL,
+    invalidates: 'key',
+    maxEntries: LIST_CACHE_USERS,
+    ttlMs: LIST_CACHE_TTL_MS,
+    // A list the feed cannot vouch for still spares rebuilding it when the rows are the same.
+    keepUnvouched: true,
   });
 
   async function requireTool(userId: string, toolName: string): Promise<SourcedTool> {
@@ -155,27 +145,18 @@ export function createToolSettingsService(
     async listToolSettings(userId) {
       const listing = await listCatalog(userId);
       const catalogKey = catalogKeyOf(listing);
-      const cached = listCache.get(userId);
-      const live = deps.changes?.isLive() ?? false;
-      if (live && cached?.trusted && cached.catalogKey === catalogKey) return cached.tools;
-      const generation = generations.get(userId) ?? 0;
-      const resetsBefore = resets;
+      const cached = listCache.lookup(userId);
+      if (cached?.fresh && cached.value.catalogKey === catalogKey) return cached.value.tools;
+      const read = listCache.startRead(userId);
       const rows = await repository.listForUser(userId);
       const fingerprint = fingerprintOf(rows);
       const tools =
-        cached?.fingerprint === fingerprint && cached.catalogKey === catalogKey
-          ? cached.tools
+        cached?.value.fingerprint === fingerprint && cached.value.catalogKey === catalogKey
+          ? cached.value.tools
           : listing.tools.map((listed) =>
               describeTool(listed, rows.get(listed.tool.definition.name)),
             );
-      const unchangedMeanwhile =
-        (generations.get(userId) ?? 0) === generation && resets === resetsBefore;
-      listCache.set(userId, {
-        fingerprint,
-        catalogKey,
-        tools,
-        trusted: live && unchangedMeanwhile && (deps.changes?.isLive() ?? false),
-      });
+      read.store({ fingerprint, catalogKey, tools });
       return tools;
     },
 
@@ -209,7 +190,7 @@ export function createToolSettingsService(
         ...(parameters === undefined ? {} : { parameters }),
       });
       // This instance forgets at once; the others when the signal reaches them.
-      forget(userId);
+      listCache.forget(userId);
       await deps.changes?.notify(TOOL_SETTINGS_CHANNEL, userId).catch(() => {
         // The write stands; other instances see it when their entry expires.
       });

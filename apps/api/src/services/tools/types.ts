@@ -4,54 +4,28 @@
  */
 
 import type {
+  ChatMode,
   ToolCategory,
   ToolParameterDescriptor,
   ToolParameterOption,
   ToolParameterType,
   ToolProgress,
 } from '@mango/shared';
+import type { ToolDefinition } from '../providers/spec';
+
+// Declared once, in the provider contract: a definition is what the model sees,
+// and the tool layer hands the same objects to the adapters.
+export type { JsonSchema, JsonSchemaType, ToolDefinition } from '../providers/spec';
 
 // Declared once, as the settings API's TypeBox contracts (apps/shared), and
 // used here as the tool layer's types.
-export type { ToolCategory, ToolParameterDescriptor, ToolParameterOption, ToolParameterType };
-
-export type JsonSchemaType =
-  | 'string'
-  | 'number'
-  | 'integer'
-  | 'boolean'
-  | 'object'
-  | 'array'
-  | 'null';
-
-/** Plain JSON Schema, as tool authors write it (SPEC §5). Unknown keywords are kept. */
-export interface JsonSchema {
-  type?: JsonSchemaType | JsonSchemaType[];
-  description?: string;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  enum?: unknown[];
-  const?: unknown;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  pattern?: string;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-  [keyword: string]: unknown;
-}
-
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
+export type {
+  ChatMode,
+  ToolCategory,
+  ToolParameterDescriptor,
+  ToolParameterOption,
+  ToolParameterType,
+};
 
 /** One entry of a `path_list` setting (allowed/denied paths). Disabled entries are ignored. */
 export interface PathListEntry {
@@ -130,8 +104,6 @@ export interface FileFreshnessLedger {
  * inside its `tool_call_progress` events.
  */
 export type ToolProgressEvent = ToolProgress;
-
-export type ChatMode = 'chat' | 'agent';
 
 /** What an executor receives (SPEC §2). */
 export interface ToolContext {

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../../src/db/database';
 import { getCurrentDateTimeTool } from '../../../src/services/tools/builtin/get-current-datetime';
 import { executeTool } from '../../../src/services/tools/execute';
-import { createMemoryFreshnessLedger } from '../../../src/services/tools/freshness-ledger';
+import { createMemoryFreshnessLedger } from '../../../src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry } from '../../../src/services/tools/registry';
 import { alwaysOnProbeTool, switchableProbeTool } from '../../support/probe-tools';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';

@@ -121,6 +121,7 @@ describeEachDatabase('tool sources beside the built-ins', (_kind, current) => {
         event.type === 'tool_result',
     );
     expect(result).toMatchObject({ name: 'mcp__notes__search', isError: false });
+    expect(Number.isInteger(result?.durationMs)).toBe(true);
     expect(notes.calls.at(-1)).toEqual({ name: 'mcp__notes__search', args: { text: 'groceries' } });
   });
 

@@ -4,8 +4,10 @@
  * reproduce, and an optional fault. Each provider encoder renders it in that
  * provider's real wire format.
  */
+import type { ProviderId } from '../../../src/services/providers/spec';
 
-export type FakeProviderKind = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
+/** The fake speaks the wire format of each adapter the server has. */
+export type FakeProviderKind = ProviderId;
 
 export type FakeContent =
   | { type: 'text'; text: string }

@@ -7,8 +7,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ConversationMessage } from '@mango/shared';
-import type { ToolDefinition } from '../../tools/types';
-import type { ProviderToolChoice, ProviderToolDefinition } from '../spec';
+import type { ProviderToolChoice, ToolDefinition } from '../spec';
 import { toolDefsToAnthropic } from '../tool-mapper';
 import { historyHasToolBlocks } from './convert-messages';
 
@@ -30,7 +29,7 @@ function standInTools(messages: readonly ConversationMessage[]): Anthropic.Messa
 }
 
 export function prepareAnthropicTools(
-  tools: readonly ProviderToolDefinition[],
+  tools: readonly ToolDefinition[],
   toolChoice: ProviderToolChoice = 'auto',
   messages: readonly ConversationMessage[] = [],
 ): { tools?: Anthropic.Messages.Tool[]; tool_choice?: Anthropic.Messages.ToolChoice } {
@@ -44,5 +43,5 @@ export function prepareAnthropicTools(
       : toolChoice === 'required'
         ? { type: 'any' }
         : { type: 'auto' };
-  return { tools: toolDefsToAnthropic(tools as readonly ToolDefinition[]), tool_choice: choice };
+  return { tools: toolDefsToAnthropic(tools), tool_choice: choice };
 }

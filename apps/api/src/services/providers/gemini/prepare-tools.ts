@@ -1,7 +1,6 @@
 /** Tool definitions and choice → Gemini `tools` (function declarations) and `toolConfig`. */
 import { FunctionCallingConfigMode, type Tool, type ToolConfig } from '@google/genai';
-import type { ToolDefinition } from '../../tools/types';
-import type { ProviderToolChoice, ProviderToolDefinition } from '../spec';
+import type { ProviderToolChoice, ToolDefinition } from '../spec';
 import { toolDefsToGeminiInteractions } from '../tool-mapper';
 
 const MODES: Record<ProviderToolChoice, FunctionCallingConfigMode> = {
@@ -11,16 +10,14 @@ const MODES: Record<ProviderToolChoice, FunctionCallingConfigMode> = {
 };
 
 export function prepareGeminiTools(
-  tools: readonly ProviderToolDefinition[],
+  tools: readonly ToolDefinition[],
   toolChoice: ProviderToolChoice = 'auto',
 ): { tools?: Tool[]; toolConfig?: ToolConfig } {
   if (tools.length === 0) return {};
   return {
     tools: [
       {
-        functionDeclarations: toolDefsToGeminiInteractions(
-          tools as readonly ToolDefinition[],
-        ) as Tool['functionDeclarations'],
+        functionDeclarations: toolDefsToGeminiInteractions(tools) as Tool['functionDeclarations'],
       },
     ],
     toolConfig: { functionCallingConfig: { mode: MODES[toolChoice] } },
@@ -45,9 +42,7 @@ function withSdkTypeNames(value: unknown): unknown {
 }
 
 /** The tool fields of a request as they reach Gemini (see `withSdkTypeNames`). */
-export function geminiToolRequestFields(
-  tools: readonly ProviderToolDefinition[],
-): Record<string, unknown> {
+export function geminiToolRequestFields(tools: readonly ToolDefinition[]): Record<string, unknown> {
   const fields = prepareGeminiTools(tools, 'auto');
   if (!fields.tools) return fields;
   return {

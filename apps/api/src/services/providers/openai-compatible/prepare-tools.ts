@@ -3,17 +3,16 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { ToolDefinition } from '../../tools/types';
-import type { ProviderToolChoice, ProviderToolDefinition } from '../spec';
+import type { ProviderToolChoice, ToolDefinition } from '../spec';
 import { toolDefsToChatCompletions } from '../tool-mapper';
 
 export function prepareChatCompletionsTools(
-  tools: readonly ProviderToolDefinition[],
+  tools: readonly ToolDefinition[],
   toolChoice: ProviderToolChoice = 'auto',
 ): { tools?: ChatCompletionFunctionTool[]; tool_choice?: ChatCompletionToolChoiceOption } {
   if (tools.length === 0) return {};
   return {
-    tools: toolDefsToChatCompletions(tools as readonly ToolDefinition[]),
+    tools: toolDefsToChatCompletions(tools),
     tool_choice: toolChoice,
   };
 }

@@ -1,4 +1,5 @@
 /** Tool call ids the server makes up when a provider sends none (Gemini, some compatible servers). */
+import { isPlainObject } from '../../../is-plain-object';
 
 /** A fresh id, unique across calls and turns: `call_` and 24 hex digits. */
 export function createToolCallId(): string {
@@ -16,9 +17,7 @@ export function argumentsAsObject(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
+    return isPlainObject(value) ? value : {};
   } catch {
     return {};
   }

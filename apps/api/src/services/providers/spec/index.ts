@@ -14,8 +14,5 @@ export type {
   UserMessage,
 } from '@mango/shared';
 export type { LanguageModelProvider, ProviderId } from './language-model-provider';
-export type {
-  ProviderRequest,
-  ProviderToolChoice,
-  ProviderToolDefinition,
-} from './provider-request';
+export type { ProviderRequest, ProviderToolChoice } from './provider-request';
+export type { JsonSchema, JsonSchemaType, ToolDefinition } from './tool-definition';

@@ -1,6 +1,7 @@
 /** The one interface every provider adapter implements and the turn loop consumes. Types only. */
 import type { ConversationMessage, ProviderStreamEvent } from '@mango/shared';
-import type { ProviderRequest, ProviderToolDefinition } from './provider-request';
+import type { ProviderRequest } from './provider-request';
+import type { ToolDefinition } from './tool-definition';
 
 /** The adapters this server has; a model is named `<ProviderId>:<modelId>` (SPEC §15). */
 export type ProviderId = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
@@ -23,7 +24,7 @@ export interface LanguageModelProvider {
    * own format: what the capabilities inspector shows as the wire payload.
    */
   toolRequestFields(
-    tools: readonly ProviderToolDefinition[],
+    tools: readonly ToolDefinition[],
     messages: readonly ConversationMessage[],
   ): Record<string, unknown>;
 }

@@ -1,13 +1,6 @@
 /** What the turn loop asks of a provider adapter for one model call (SPEC §10.1). Types only. */
 import type { ConversationMessage } from '@mango/shared';
-
-/** A tool as the model sees it: the same shape as the tool layer's `ToolDefinition`. */
-export interface ProviderToolDefinition {
-  name: string;
-  description: string;
-  /** Plain JSON Schema with an object root; each adapter derives its provider's dialect. */
-  parameters: { [keyword: string]: unknown };
-}
+import type { ToolDefinition } from './tool-definition';
 
 /**
  * `auto`: the model may call tools. `none`: tools stay declared (history may
@@ -23,7 +16,7 @@ export interface ProviderRequest {
   system?: string;
   /** The conversation so far; every tool call in it is answered by a tool result. */
   messages: readonly ConversationMessage[];
-  tools: readonly ProviderToolDefinition[];
+  tools: readonly ToolDefinition[];
   /** Default `auto`. */
   toolChoice?: ProviderToolChoice;
   maxOutputTokens?: number;

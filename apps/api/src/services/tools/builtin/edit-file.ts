@@ -6,11 +6,15 @@
  */
 import { parseToolArguments, requireNonBlank } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
+import {
+  GUARD_TEXT_MAX_BYTES,
+  inspectTarget,
+  loadForOverwrite,
+} from '../freshness/overwrite-guard';
+import { recordFileWrite } from '../freshness/read-before-write';
 import { replaceFileAtomically } from '../fs/atomic-write';
 import { applyReplacement, explainMiss, lineOfOffset, planReplacement } from '../fs/exact-replace';
 import { missingFileError, stopIfCancelled, toToolError } from '../fs/file-errors';
-import { recordFileWrite } from '../fs/freshness';
-import { GUARD_TEXT_MAX_BYTES, inspectTarget, loadForOverwrite } from '../fs/overwrite-guard';
 import {
   defaultPathPolicyParameters,
   FILE_PATH_PROPERTY,

@@ -5,7 +5,7 @@
 import { parseToolArguments } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
 import { registerTool } from '../registry';
-import { getStringSetting } from '../settings-policy';
+import { getStringSetting } from '../stored-setting-readers';
 import type { EffectiveToolSettings, RegisteredTool, ToolDefinition } from '../types';
 
 export interface CurrentDateTimeResult {

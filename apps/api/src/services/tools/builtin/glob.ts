@@ -16,7 +16,7 @@ import {
   resolveAndValidatePath,
 } from '../path-policy';
 import { registerTool } from '../registry';
-import { clampIntegerSetting, getBooleanSetting } from '../settings-policy';
+import { clampIntegerSetting, getBooleanSetting } from '../stored-setting-readers';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
 
 export interface GlobResult {

@@ -9,14 +9,14 @@ import { stat } from 'node:fs/promises';
 import { parseToolArguments } from '../arg-parsing';
 import { GrepPatternError, NotFoundError, ToolArgumentError } from '../errors';
 import { compileFileFilter } from '../fs/glob-pattern';
-import { type GrepMatch, runGrepSearch } from '../fs/grep-search';
-import { type GrepWorkerPool, getGrepWorkerPool } from '../fs/grep-worker-pool';
 import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { DEFAULT_WALK_LIMITS, type WalkLimits } from '../fs/walk-tree';
 import { createPathFilter, resolveAndValidatePath, toReportedPath } from '../path-policy';
 import { registerTool } from '../registry';
-import { clampIntegerSetting, getBooleanSetting } from '../settings-policy';
+import { clampIntegerSetting, getBooleanSetting } from '../stored-setting-readers';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
+import { type GrepMatch, runGrepSearch } from './grep/grep-search';
+import { type GrepWorkerPool, getGrepWorkerPool } from './grep/grep-worker-pool';
 
 export interface GrepResult {
   pattern: string;

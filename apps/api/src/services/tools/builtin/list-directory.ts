@@ -9,7 +9,7 @@ import { NotFoundError, ToolArgumentError, ToolExecutionError } from '../errors'
 import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { createPathFilter, resolveAndValidatePath } from '../path-policy';
 import { registerTool } from '../registry';
-import { clampIntegerSetting } from '../settings-policy';
+import { clampIntegerSetting } from '../stored-setting-readers';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
 
 export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';

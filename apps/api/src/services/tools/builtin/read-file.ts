@@ -6,6 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { parseToolArguments, requireNonBlank } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
+import { recordFileRead, sha256Hex } from '../freshness/read-before-write';
 import { BINARY_SNIFF_BYTES, looksBinaryForTextView } from '../fs/binary';
 import {
   FileOverCapError,
@@ -14,7 +15,6 @@ import {
   readAllCappedLeased,
 } from '../fs/capped-read';
 import { errorCode, missingFileError, requireRegularFile, toToolError } from '../fs/file-errors';
-import { recordFileRead, sha256Hex } from '../fs/freshness';
 import {
   defaultPathPolicyParameters,
   FILE_PATH_PROPERTY,

@@ -24,7 +24,7 @@ export type {
 
 /** Registers a tool for every shell available (platform and lookup injectable); returns their names. */
 export function registerAvailableShellTools(
-  registry: ToolRegistry = defaultToolRegistry,
+  registry: ToolRegistry,
   options: ShellLookupOptions & BuildShellToolOptions = {},
 ): ShellName[] {
   const interpreters = findAvailableShellInterpreters(options);
@@ -32,4 +32,4 @@ export function registerAvailableShellTools(
   return interpreters.map((interpreter) => interpreter.shell);
 }
 
-registerAvailableShellTools();
+registerAvailableShellTools(defaultToolRegistry);

@@ -7,13 +7,17 @@
 import { parseToolArguments, requireNonBlank } from '../arg-parsing';
 import { FileNotReadError, ToolArgumentError } from '../errors';
 import {
+  GUARD_TEXT_MAX_BYTES,
+  inspectTarget,
+  loadForOverwrite,
+} from '../freshness/overwrite-guard';
+import { recordFileWrite } from '../freshness/read-before-write';
+import {
   createFileExclusively,
   FileAlreadyExistsError,
   replaceFileAtomically,
 } from '../fs/atomic-write';
 import { stopIfCancelled, toToolError } from '../fs/file-errors';
-import { recordFileWrite } from '../fs/freshness';
-import { GUARD_TEXT_MAX_BYTES, inspectTarget, loadForOverwrite } from '../fs/overwrite-guard';
 import {
   defaultPathPolicyParameters,
   FILE_PATH_PROPERTY,

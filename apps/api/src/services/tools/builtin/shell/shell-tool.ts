@@ -11,7 +11,7 @@ import {
   isContainmentActive,
   resolveAndValidatePath,
 } from '../../path-policy';
-import { clampIntegerSetting, getStringListSetting } from '../../settings-policy';
+import { clampIntegerSetting, getStringListSetting } from '../../stored-setting-readers';
 import type { JsonSchema, RegisteredTool, ToolContext, ToolDefinition } from '../../types';
 import { getSandboxStatus, type SandboxStatus } from './bubblewrap-sandbox';
 import { runShellCommand, type ShellSandboxOptions } from './run-shell-command';

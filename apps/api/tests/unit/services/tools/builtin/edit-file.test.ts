@@ -27,7 +27,7 @@ import {
   denySecret,
   type FsFixture,
   failure,
-} from './fs-tool-helpers';
+} from '../../../../support/fs-tool-fixture';
 
 const fixture: FsFixture = createFsFixture('edit-file');
 let counter = 0;

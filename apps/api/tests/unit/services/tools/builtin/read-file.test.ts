@@ -26,7 +26,7 @@ import {
   denySecret,
   type FsFixture,
   failure,
-} from './fs-tool-helpers';
+} from '../../../../support/fs-tool-fixture';
 
 // Created at load time so test names can list the fixture's escape paths.
 const fixture: FsFixture = createFsFixture('read-file');

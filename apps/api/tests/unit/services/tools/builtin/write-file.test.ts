@@ -31,7 +31,7 @@ import {
   denySecret,
   type FsFixture,
   failure,
-} from './fs-tool-helpers';
+} from '../../../../support/fs-tool-fixture';
 
 const fixture: FsFixture = createFsFixture('write-file');
 let counter = 0;

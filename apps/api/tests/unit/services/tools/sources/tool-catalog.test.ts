@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { executeToolCalls } from '../../../../../src/services/chat/execute-tool-calls';
 import { createTurnToolset } from '../../../../../src/services/chat/turn-toolset';
-import { createMemoryFreshnessLedger } from '../../../../../src/services/tools/freshness-ledger';
+import { createMemoryFreshnessLedger } from '../../../../../src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry } from '../../../../../src/services/tools/registry';
 import { createBuiltinToolSource } from '../../../../../src/services/tools/sources/builtin-tool-source';
 import {

@@ -1,0 +1,44 @@
+/**
+ * A tool as the model sees it (SPEC §2, §9): its name, what it does, and its
+ * arguments as plain JSON Schema. The one definition type: the tool layer
+ * produces these and every adapter derives its provider's dialect from them.
+ * Types only.
+ */
+
+export type JsonSchemaType =
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'object'
+  | 'array'
+  | 'null';
+
+/** Plain JSON Schema, as tool authors write it (SPEC §5). Unknown keywords are kept. */
+export interface JsonSchema {
+  type?: JsonSchemaType | JsonSchemaType[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  [keyword: string]: unknown;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}

@@ -1,0 +1,255 @@
+/**
+ * One grep search: the main thread walks (streaming, in walk order) and hands
+ * batches of files to the worker pool; results are taken back in the same
+ * order, so the answer is deterministic whatever worker finished first, and
+ * the search stops as soon as one match more than `maxResults` is known.
+ */
+import type { CompiledGlob } from '../../fs/glob-pattern';
+import { type WalkFilter, type WalkLimits, walkTree } from '../../fs/walk-tree';
+import { FileStatus, type GrepTaskResult } from './grep-protocol';
+import type { GrepWorkerPool } from './grep-worker-pool';
+import type { LineMatch } from './match-lines';
+import { requiredLiteralsOf } from './required-literal';
+
+export interface GrepMatch {
+  file: string;
+  line: number;
+  text: string;
+  textTruncated?: true;
+}
+
+export interface GrepSearchRequest {
+  source: string;
+  caseInsensitive: boolean;
+  /** The search root; `kind` says whether it is one file or a directory to walk. */
+  root: { kind: 'file' | 'directory'; absolutePath: string; realPath: string };
+  fileFilter?: CompiledGlob;
+  includeDotfiles: boolean;
+  isAllowed: WalkFilter;
+  /** Turns an absolute (lexical) path into the path the result reports. */
+  reportPath: (absolutePath: string) => string;
+  maxResults: number;
+  maxMatchesPerFile: number;
+  maxFileSizeBytes: number;
+  limits: WalkLimits;
+  signal?: AbortSignal;
+  pool: GrepWorkerPool;
+}
+
+export interface GrepSearchOutcome {
+  matches: GrepMatch[];
+  filesScanned: number;
+  truncated: boolean;
+  truncatedReason?: string;
+  skipped: { binary: number; tooLarge: number; unreadable: number };
+  notes: string[];
+}
+
+/**
+ * Files per task: the first tasks are small so a capped search answers from
+ * the first files quickly; later ones grow so a full scan sends few messages.
+ */
+const FIRST_TASK_FILES = 16;
+const MAX_TASK_FILES = 256;
+/** Finished tasks held while an older one still runs (their results wait to be folded in order). */
+const MAX_PENDING_TASKS = 64;
+
+interface PendingTask {
+  files: Array<{ absolutePath: string; realPath: string }>;
+  result: Promise<GrepTaskResult>;
+  settled: boolean;
+}
+
+export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSearchOutcome> {
+  const { pool, limits, signal } = request;
+  const outcome: GrepSearchOutcome = {
+    matches: [],
+    filesScanned: 0,
+    truncated: false,
+    skipped: { binary: 0, tooLarge: 0, unreadable: 0 },
+    notes: [],
+  };
+  const cut = (reason: string): void => {
+    outcome.truncated = true;
+    outcome.truncatedReason ??= reason;
+  };
+  const job = pool.createJob({
+    source: request.source,
+    caseInsensitive: request.caseInsensitive,
+    requiredLiterals: requiredLiteralsOf(request.source, request.caseInsensitive),
+    perFileLimit: request.maxMatchesPerFile,
+    maxFileSizeBytes: request.maxFileSizeBytes,
+    deadline: limits.deadline,
+  });
+  const pending: PendingTask[] = [];
+  // Tasks leave `pending` only once settled, so the running ones are all in it.
+  const runningTasks = () => pending.filter((task) => !task.settled);
+  let done = false;
+  let perFileCut = false;
+  let slowExample: string | undefined;
+
+  const submit = (files: PendingTask['files']): void => {
+    const task: PendingTask = {
+      files,
+      settled: false,
+      result: job.run(files.map((file) => file.realPath)),
+    };
+    task.result.then(() => {
+      task.settled = true;
+    });
+    pending.push(task);
+  };
+
+  /** Folds one finished task into the outcome, in order; true once the search has enough. */
+  const consume = (task: PendingTask, result: GrepTaskResult): boolean => {
+    const byIndex = new Map(result.found.map((entry) => [entry.index, entry]));
+    for (let index = 0; index < task.files.length; index++) {
+      const status = result.statuses[index];
+      if (status === FileStatus.notScanned) break;
+      if (status === FileStatus.binary) outcome.skipped.binary++;
+      else if (status === FileStatus.tooLarge) outcome.skipped.tooLarge++;
+      else if (status === FileStatus.unreadable) outcome.skipped.unreadable++;
+      else outcome.filesScanned++;
+      const found = byIndex.get(index);
+      if (!found) continue;
+      const file = request.reportPath(
+        (task.files[index] as PendingTask['files'][number]).absolutePath,
+      );
+      if (found.slowLines.length > 0) slowExample ??= `${file}:${found.slowLines[0]}`;
+      let lines: LineMatch[] = found.matches;
+      if (lines.length > request.maxMatchesPerFile) {
+        perFileCut = true;
+        lines = lines.slice(0, request.maxMatchesPerFile);
+      }
+      for (const match of lines) {
+        outcome.matches.push({ file, ...match });
+        if (outcome.matches.length > request.maxResults) {
+          outcome.matches.length = request.maxResults;
+          cut(
+            `more than maxResults (${request.maxResults}) matches; narrow the pattern, the path or the glob, or ask the user to raise maxResults`,
+          );
+          return true;
+        }
+      }
+    }
+    if (result.interrupted) {
+      interruption(result);
+      return true;
+    }
+    return false;
+  };
+
+  const interruption = (result: GrepTaskResult): void => {
+    if (signal?.aborted) {
+      cut('the call was cancelled');
+    } else if (Date.now() <= limits.deadline) {
+      // Not the budget: a worker crashed (or was stopped for another reason) mid-task.
+      cut(
+        result.interrupted === 'worker_stopped'
+          ? 'a search worker stopped unexpectedly, so some files were not searched; try again'
+          : 'the search was stopped before it finished',
+      );
+    } else {
+      const seconds = Math.round((limits.deadline - startedAt) / 100) / 10;
+      const where = stuckFile ? ` while the pattern was still running on ${stuckFile}` : '';
+      cut(
+        `the search ran out of its ${seconds} s time budget${where}; patterns with nested quantifiers such as (a+)+ can take exponential time — simplify the pattern or narrow the path`,
+      );
+    }
+  };
+
+  const startedAt = Date.now();
+  let stuckFile: string | undefined;
+  const watchDeadline = setTimeout(
+    () => {
+      const real = job.fileInProgress();
+      if (real) {
+        const entry = pending.flatMap((task) => task.files).find((file) => file.realPath === real);
+        stuckFile = entry ? request.reportPath(entry.absolutePath) : undefined;
+      }
+    },
+    Math.max(0, limits.deadline - Date.now()),
+  );
+  watchDeadline.unref?.();
+
+  const onAbort = () => job.finish();
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const drain = async (block: boolean): Promise<void> => {
+    while (!done && pending.length > 0 && (block || (pending[0] as PendingTask).settled)) {
+      const task = pending[0] as PendingTask;
+      const result = await task.result;
+      pending.shift();
+      if (consume(task, result)) done = true;
+    }
+  };
+
+  try {
+    if (request.root.kind === 'file') {
+      submit([{ absolutePath: request.root.absolutePath, realPath: request.root.realPath }]);
+    } else {
+      const walk = walkTree({
+        baseRealPath: request.root.realPath,
+        isAllowed: request.isAllowed,
+        include: request.includeDotfiles ? undefined : (name) => !name.startsWith('.'),
+        limits,
+        signal,
+      });
+      const base = request.root.absolutePath === '/' ? '' : request.root.absolutePath;
+      let chunk: PendingTask['files'] = [];
+      let taskFiles = FIRST_TASK_FILES;
+      const filter = request.fileFilter;
+      for await (const batch of walk.batches) {
+        for (const entry of batch) {
+          if (entry.kind !== 'file') continue;
+          if (filter && !filter.matches(entry.relativePath)) continue;
+          chunk.push({ absolutePath: `${base}/${entry.relativePath}`, realPath: entry.realPath });
+          if (chunk.length >= taskFiles) {
+            submit(chunk);
+            chunk = [];
+            taskFiles = Math.min(MAX_TASK_FILES, taskFiles * 2);
+          }
+        }
+        await drain(false);
+        // Keep a bounded number of tasks running ahead of the results, so stopping early stays
+        // cheap. The bound counts tasks still running, not finished ones waiting for an older
+        // one to be folded in order: a slow task must not leave the other workers without work.
+        while (
+          !done &&
+          (runningTasks().length > pool.size * 3 || pending.length > MAX_PENDING_TASKS)
+        ) {
+          if (pending.length > MAX_PENDING_TASKS) await drain(true);
+          else {
+            // Any task, not only the oldest: a slow one must not hold the others' results.
+            await Promise.race(runningTasks().map((task) => task.result));
+            await drain(false);
+          }
+        }
+        if (done) break;
+      }
+      if (!done && chunk.length > 0) submit(chunk);
+      if (walk.report.incompleteBecause) cut(walk.report.incompleteBecause);
+      outcome.notes.push(...walk.report.notes());
+    }
+    await drain(true);
+  } finally {
+    clearTimeout(watchDeadline);
+    signal?.removeEventListener('abort', onAbort);
+    job.finish();
+  }
+  if (perFileCut && !outcome.truncated) {
+    cut(
+      `some files had more than maxMatchesPerFile (${request.maxMatchesPerFile}) matching lines; only the first ones are shown`,
+    );
+  } else if (perFileCut) {
+    outcome.notes.push(
+      `Some files had more than maxMatchesPerFile (${request.maxMatchesPerFile}) matching lines; only the first ones are shown.`,
+    );
+  }
+  if (slowExample) {
+    cut(
+      `the regular expression needed too much backtracking on some lines (e.g. ${slowExample}), so matches there may be missing; simplify nested quantifiers such as (a+)+`,
+    );
+  }
+  return outcome;
+}

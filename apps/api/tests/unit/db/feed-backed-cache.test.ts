@@ -1,0 +1,155 @@
+import { describe, expect, test } from 'bun:test';
+import type { ChangeFeed, ChangeSubscriber } from '../../../src/db/change-feed';
+import {
+  createFeedBackedCache,
+  type FeedBackedCacheOptions,
+} from '../../../src/db/feed-backed-cache';
+import { waitUntil } from '../../support/wait-until';
+
+/** A feed whose liveness and signals the test drives by hand. */
+function createManualFeed() {
+  const subscribers: ChangeSubscriber[] = [];
+  let live = true;
+  const feed: ChangeFeed = {
+    subscribe: (_channel, subscriber) => {
+      subscribers.push(subscriber);
+      return () => {};
+    },
+    notify: async () => {},
+    isLive: () => live,
+    close: async () => {},
+  };
+  return {
+    feed,
+    setLive: (value: boolean) => {
+      live = value;
+    },
+    change: (key: string) => {
+      for (const subscriber of subscribers) subscriber.onChange(key);
+    },
+    reset: () => {
+      for (const subscriber of subscribers) subscriber.onReset();
+    },
+  };
+}
+
+function cacheWith(feed: ChangeFeed | undefined, overrides: Partial<FeedBackedCacheOptions> = {}) {
+  return createFeedBackedCache<string>({
+    feed,
+    channel: 'test_channel',
+    invalidates: 'key',
+    maxEntries: 100,
+    ttlMs: 60_000,
+    ...overrides,
+  });
+}
+
+describe('feed-backed cache', () => {
+  test('a value read while the feed is live is fresh until a signal for its key drops it', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    cache.startRead('alice').store('alice-v1');
+    cache.startRead('bob').store('bob-v1');
+    expect(cache.lookup('alice')).toEqual({ value: 'alice-v1', fresh: true });
+    manual.change('alice');
+    expect(cache.lookup('alice')).toBeUndefined();
+    expect(cache.lookup('bob')).toEqual({ value: 'bob-v1', fresh: true });
+  });
+
+  test("with invalidates 'all' any signal drops every entry", () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed, { invalidates: 'all' });
+    cache.startRead('alice').store('alice-v1');
+    cache.startRead('bob').store('bob-v1');
+    manual.change('revoked');
+    expect(cache.lookup('alice')).toBeUndefined();
+    expect(cache.lookup('bob')).toBeUndefined();
+  });
+
+  test('a change that lands during a read leaves nothing fresh behind', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    const read = cache.startRead('alice');
+    manual.change('alice');
+    read.store('read-before-the-change');
+    expect(cache.lookup('alice')).toBeUndefined();
+
+    const hinting = cacheWith(manual.feed, { keepUnvouched: true });
+    const hintRead = hinting.startRead('alice');
+    manual.change('alice');
+    hintRead.store('read-before-the-change');
+    expect(hinting.lookup('alice')).toEqual({ value: 'read-before-the-change', fresh: false });
+  });
+
+  test('a change to another key does not spoil a read in flight', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    const read = cache.startRead('alice');
+    manual.change('bob');
+    read.store('alice-v1');
+    expect(cache.lookup('alice')).toEqual({ value: 'alice-v1', fresh: true });
+  });
+
+  test('a reset drops everything, including what a read in flight brings back', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    cache.startRead('bob').store('bob-v1');
+    const read = cache.startRead('alice');
+    manual.reset();
+    read.store('alice-v1');
+    expect(cache.lookup('alice')).toBeUndefined();
+    expect(cache.lookup('bob')).toBeUndefined();
+  });
+
+  test('while the feed is not live nothing is fresh, not even what was stored before', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed, { keepUnvouched: true });
+    cache.startRead('alice').store('alice-v1');
+    manual.setLive(false);
+    expect(cache.lookup('alice')).toEqual({ value: 'alice-v1', fresh: false });
+    cache.startRead('bob').store('bob-while-down');
+    manual.setLive(true);
+    expect(cache.lookup('bob')).toEqual({ value: 'bob-while-down', fresh: false });
+  });
+
+  test('a read during which the feed went down is not vouched for', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    const read = cache.startRead('alice');
+    manual.setLive(false);
+    read.store('alice-v1');
+    manual.setLive(true);
+    expect(cache.lookup('alice')).toBeUndefined();
+  });
+
+  test('without a feed every lookup must read through', () => {
+    const cache = cacheWith(undefined, { keepUnvouched: true });
+    cache.startRead('alice').store('alice-v1');
+    expect(cache.lookup('alice')).toEqual({ value: 'alice-v1', fresh: false });
+  });
+
+  test('forget and forgetAll drop entries on this instance and spoil reads in flight', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    const read = cache.startRead('alice');
+    cache.forget('alice');
+    read.store('alice-v1');
+    expect(cache.lookup('alice')).toBeUndefined();
+
+    cache.startRead('bob').store('bob-v1');
+    const later = cache.startRead('carol');
+    cache.forgetAll();
+    later.store('carol-v1');
+    expect(cache.lookup('bob')).toBeUndefined();
+    expect(cache.lookup('carol')).toBeUndefined();
+  });
+
+  test('an entry expires after its own ttl when one is given', async () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed);
+    cache.startRead('alice').store('short-lived', { ttlMs: 1 });
+    cache.startRead('bob').store('long-lived');
+    expect(await waitUntil(() => cache.lookup('alice') === undefined)).toBe(true);
+    expect(cache.lookup('bob')?.fresh).toBe(true);
+  });
+});

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { FileStatus } from '../../../../../../src/services/tools/builtin/grep/grep-protocol';
+import {
+  createGrepWorkerPool,
+  type GrepWorkerPool,
+} from '../../../../../../src/services/tools/builtin/grep/grep-worker-pool';
+import { requiredLiteralsOf } from '../../../../../../src/services/tools/builtin/grep/required-literal';
+import { createTempTree, type TempTree } from '../../../../../support/temp-tree';
+
+let tree: TempTree;
+let pool: GrepWorkerPool;
+
+beforeAll(() => {
+  tree = createTempTree('grep-worker-pool', {
+    'evil.txt': `${'a'.repeat(4000)}!\n`.repeat(40),
+    'plain.txt': 'alpha\nbeta\nalphabet\n',
+    'binary.bin': Buffer.from([0x61, 0x6c, 0, 0x70]),
+  });
+  pool = createGrepWorkerPool(1);
+});
+
+afterAll(() => {
+  pool.close();
+  tree.remove();
+});
+
+const job = (source: string, deadlineMs = 60_000) =>
+  pool.createJob({
+    source,
+    caseInsensitive: false,
+    requiredLiterals: requiredLiteralsOf(source, false),
+    perFileLimit: 10,
+    maxFileSizeBytes: 1024 * 1024,
+    deadline: Date.now() + deadlineMs,
+  });
+
+describe('grep worker pool', () => {
+  test('a task reports per-file statuses and matches in order', async () => {
+    const search = job('^alpha');
+    const result = await search.run([
+      tree.at('plain.txt'),
+      tree.at('binary.bin'),
+      tree.at('missing'),
+    ]);
+    search.finish();
+    expect([...result.statuses]).toEqual([
+      FileStatus.scanned,
+      FileStatus.binary,
+      FileStatus.unreadable,
+    ]);
+    expect(result.found).toEqual([
+      {
+        index: 0,
+        matches: [
+          { line: 1, text: 'alpha' },
+          { line: 3, text: 'alphabet' },
+        ],
+        slowLines: [],
+      },
+    ]);
+    expect(result.interrupted).toBeUndefined();
+  });
+
+  test('finishing a job stuck in a regex stops its worker; another search queued behind it still completes', async () => {
+    const stuck = job('(a+)+$');
+    const stuckResult = stuck.run([tree.at('evil.txt')]);
+    const other = job('beta');
+    const otherResult = other.run([tree.at('plain.txt')]);
+    // Wait until the worker is inside the stuck file.
+    while (stuck.fileInProgress() === undefined) await Bun.sleep(5);
+    expect(stuck.fileInProgress()).toBe(tree.at('evil.txt'));
+    stuck.finish();
+    const stopped = await stuckResult;
+    // Stopped either between two regex calls (cancelled) or by termination (worker_stopped).
+    expect(['cancelled', 'worker_stopped']).toContain(stopped.interrupted as string);
+    const completed = await otherResult;
+    other.finish();
+    expect(completed.interrupted).toBeUndefined();
+    expect(completed.found[0]?.matches).toEqual([{ line: 2, text: 'beta' }]);
+  });
+
+  test('a job past its deadline is stopped by the pool even while its regex runs', async () => {
+    const overdue = job('(a+)+$', 100);
+    const result = await overdue.run([tree.at('evil.txt'), tree.at('plain.txt')]);
+    overdue.finish();
+    expect(result.interrupted).toBeDefined();
+    expect(result.statuses[1]).toBe(FileStatus.notScanned);
+  });
+
+  test('a finished job runs nothing more', async () => {
+    const done = job('alpha');
+    done.finish();
+    const result = await done.run([tree.at('plain.txt')]);
+    expect(result.interrupted).toBe('cancelled');
+    expect(result.found).toEqual([]);
+  });
+});
