@@ -1,5 +1,5 @@
 /**
- * Configuration from environment variables (SPEC §16). Bun reads `.env` itself.
+ * Configuration from environment variables (README.md#configuration). Bun reads `.env` itself.
  * Invalid values stop the server at start-up with a message naming the variable.
  */
 

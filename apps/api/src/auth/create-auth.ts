@@ -1,5 +1,5 @@
 /**
- * Accounts (SPEC §14) with better-auth: email + password under /api/auth, the
+ * Accounts (docs/operations.md#security) with better-auth: email + password under /api/auth, the
  * first account an admin and always allowed to sign up, later sign-ups only
  * when configuration allows, and API keys for scripts (sent as
  * `Authorization: Bearer <key>`). better-auth's tables live in the same

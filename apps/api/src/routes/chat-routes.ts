@@ -1,5 +1,5 @@
 /**
- * The chat routes (SPEC §15): chats, their messages, and turns streamed as
+ * The chat routes (docs/http-api.md#routes): chats, their messages, and turns streamed as
  * Server-Sent Events. Every route acts for the signed-in user only; another
  * user's chat answers 404 like a missing one.
  */

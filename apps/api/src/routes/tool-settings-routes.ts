@@ -1,5 +1,5 @@
 /**
- * The settings API (SPEC §8): `GET /api/settings/tools` and
+ * The settings API (docs/http-api.md#tool-settings): `GET /api/settings/tools` and
  * `PUT /api/settings/tools/:toolName`, for the signed-in user only.
  */
 import {

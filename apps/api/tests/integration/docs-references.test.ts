@@ -60,6 +60,27 @@ describe('docs: paths and links', () => {
     expect(missing).toEqual([]);
   });
 
+  test('every docs/… reference in the source reaches a file, and its #anchor a heading there', () => {
+    const sources = ['apps/api/src', 'apps/shared/src', 'bench'].flatMap((root) =>
+      [...new Bun.Glob('**/*.ts').scanSync(join(REPO_ROOT, root))].map((file) => join(root, file)),
+    );
+    const cited: string[] = [];
+    const broken: string[] = [];
+    for (const source of sources) {
+      const text = readFileSync(join(REPO_ROOT, source), 'utf8');
+      expect(text).not.toContain('SPEC §');
+      for (const [target] of text.matchAll(/(?:docs\/[\w./-]+|README)\.md(?:#[\w-]+)?/g)) {
+        cited.push(target);
+        const [path = '', anchor] = target.split('#');
+        if (!existsSync(join(REPO_ROOT, path))) broken.push(`${source}: ${target} (no such file)`);
+        else if (anchor !== undefined && !headingAnchors(readDoc(path)).has(anchor))
+          broken.push(`${source}: ${target} (no heading #${anchor} in ${path})`);
+      }
+    }
+    expect(cited.length).toBeGreaterThan(50);
+    expect(broken).toEqual([]);
+  });
+
   test('every relative link reaches a file, and its #anchor a heading there', () => {
     const broken: string[] = [];
     let checked = 0;

@@ -58,6 +58,8 @@ export interface TestAppOptions {
   /** Tool sources offered after the built-ins (as MCP servers are). */
   toolSources?: ToolSource[];
   protectedPaths?: readonly string[];
+  /** The server's idle timeout for ordinary requests (production's by default). */
+  idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
   runningTurns?: RunningTurns;
   now?: () => number;
@@ -103,6 +105,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     logger: silentLogger,
     host: '127.0.0.1',
     port: 0,
+    ...(options.idleTimeoutSeconds ? { idleTimeoutSeconds: options.idleTimeoutSeconds } : {}),
   });
   const call: TestApp['fetch'] = (path, init = {}) => {
     const { user, ...rest } = init;

@@ -46,7 +46,7 @@ describe('the error code vocabulary', () => {
     expect(Value.Check(ErrorCode, 'made_up')).toBe(false);
   });
 
-  test('the statuses of SPEC §15 and of the tool layer', () => {
+  test('the statuses of docs/http-api.md#routes and of the tool layer', () => {
     expect(
       Object.fromEntries(
         (

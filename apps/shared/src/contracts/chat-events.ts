@@ -3,7 +3,7 @@ import { ProviderMetadata } from './chat-parts';
 import { ErrorCode, ErrorDetails } from './errors';
 
 /**
- * The event vocabulary of a chat turn (SPEC §10.1, §10.3). Provider adapters
+ * The event vocabulary of a chat turn (docs/chat-turns.md#the-provider-contract, docs/chat-turns.md#what-is-stored-and-streamed). Provider adapters
  * emit the provider events; the turn loop forwards them and adds
  * `tool_result`, `iteration_limit` and `done`; the SSE stream of
  * `POST /api/chats/:id/turns` carries exactly these objects (`event:` is the

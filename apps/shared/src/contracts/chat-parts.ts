@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ErrorCode } from './errors';
 
 /**
- * Message parts (SPEC §10.3): what a stored message is made of, what the turn
+ * Message parts (docs/chat-turns.md#what-is-stored-and-streamed): what a stored message is made of, what the turn
  * loop hands to a provider adapter as history, and what the SSE stream and
  * `GET /api/chats/:id/messages` show. One vocabulary, one set of field names.
  */

@@ -1,5 +1,5 @@
 /**
- * The settings API's contracts (SPEC §8): what `GET /api/settings/tools` returns
+ * The settings API's contracts (docs/http-api.md#tool-settings): what `GET /api/settings/tools` returns
  * and what `PUT /api/settings/tools/:toolName` accepts. The tool layer's
  * descriptor types are derived from these schemas too, so a settings form and
  * the validation behind it read the same shape.

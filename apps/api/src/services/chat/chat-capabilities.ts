@@ -1,5 +1,5 @@
 /**
- * The capabilities inspector (SPEC §11, `GET /api/chats/:id/capabilities`):
+ * The capabilities inspector (docs/http-api.md#the-capabilities-inspector, `GET /api/chats/:id/capabilities`):
  * the tools a chat's next turn would offer its model, from the very listing a
  * turn makes (`listChatTools`), each with its source, state and reason; each
  * tool source other than the built-ins with its health; and on request the

@@ -1,5 +1,5 @@
 /**
- * Chats as the API offers them (SPEC §15): create, list, read, change and
+ * Chats as the API offers them (docs/http-api.md#routes): create, list, read, change and
  * delete the caller's own chats and read their messages. Another user's chat
  * answers exactly like a chat that does not exist (404).
  */

@@ -154,7 +154,11 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           await writer.save(result.messages);
           stored = true;
           const changes: Parameters<ChatRepository['update']>[2] = {};
-          if (body.model && body.model !== chat.model) changes.model = body.model;
+          // A turn's model becomes the chat's only once the provider has answered with it: a
+          // model the provider refuses (a typo, a retired model) must not break every later turn.
+          const providerAnswered = result.status !== 'error' || result.iterations > 1;
+          if (body.model && body.model !== chat.model && providerAnswered)
+            changes.model = body.model;
           if (chat.title === DEFAULT_CHAT_TITLE && earlier.length === 0)
             changes.title = titleFrom(body.content);
           if (Object.keys(changes).length > 0) await chats.update(userId, chatId, changes);

@@ -1,5 +1,5 @@
 /**
- * The turn loop (SPEC §10.2). Calls the model, runs the tool calls of each
+ * The turn loop (docs/chat-turns.md#the-loop). Calls the model, runs the tool calls of each
  * step and feeds the results back, until the model answers without calling a
  * tool. The decision to continue is "the step has tool calls", never the finish
  * reason. After `maxIterations` model calls that kept calling tools, the model

@@ -1,5 +1,5 @@
 /**
- * Which providers this server offers, from environment variables (SPEC §16).
+ * Which providers this server offers, from environment variables (README.md#configuration).
  * OpenAI, Anthropic and Gemini are offered when their API key is set (the base
  * URL is optional and points the official SDK elsewhere: a proxy, a test
  * server). The OpenAI-compatible adapter is offered when its base URL is set;

@@ -47,7 +47,7 @@ export class GrepPatternError extends ToolError {
   }
 }
 
-/** The path policy (SPEC §6) refused a path. */
+/** The path policy (docs/tools/filesystem.md#paths-and-the-working-directory) refused a path. */
 export class PermissionDeniedError extends ToolError {
   constructor(message: string, options: ToolErrorOptions = {}) {
     super('permission_denied', message, options);

@@ -120,7 +120,7 @@ export async function runWithToolBudget(
 }
 
 /**
- * Runs one call of a registered tool (SPEC §2's entry point). Resolves to the
+ * Runs one call of a registered tool (docs/tool-system.md#core-types's entry point). Resolves to the
  * tool's result; rejects with a `ToolError`: `unknown_tool`, `tool_disabled`,
  * `timeout`, `aborted`, or whatever the tool raised (anything that is not a
  * `ToolError` becomes `execution_failed`).

@@ -1,5 +1,5 @@
 /**
- * The tool layer's public entry points (SPEC §2). Importing this module
+ * The tool layer's public entry points (docs/tool-system.md#core-types). Importing this module
  * registers every built-in tool into the default registry.
  */
 import './builtin/get-current-datetime';
@@ -11,6 +11,7 @@ import './builtin/shell';
 import './builtin/write-file';
 import './builtin/edit-file';
 
+export { createKeyedMutex } from '../../keyed-mutex';
 export { parseToolArguments, requireNonBlank } from './arg-parsing';
 export {
   buildShellTool,
@@ -26,7 +27,7 @@ export {
   runWithToolBudget,
 } from './execute';
 export { createDatabaseFreshnessLedger } from './freshness/database-freshness-ledger';
-export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness/memory-freshness-ledger';
+export { createMemoryFreshnessLedger } from './freshness/memory-freshness-ledger';
 export {
   createToolRegistry,
   defaultToolRegistry,

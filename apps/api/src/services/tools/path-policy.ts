@@ -1,5 +1,5 @@
 /**
- * The path policy (SPEC §6): the one place where every filesystem tool turns a
+ * The path policy (docs/tools/filesystem.md#paths-and-the-working-directory): the one place where every filesystem tool turns a
  * path argument into a checked location. `~` expansion, resolution against the
  * chat's working directory, allowed/denied paths and agent-mode containment,
  * every check made on the real (symlink-resolved) path.
@@ -286,7 +286,7 @@ function refusal(
 }
 
 /**
- * Resolves a path argument and applies the policy, in SPEC §6 order: expand
+ * Resolves a path argument and applies the policy, in docs/tools/filesystem.md#paths-and-the-working-directory order: expand
  * `~`; resolve relative paths against the working directory (refused before any
  * disk access when there is none); allowed paths; denied paths (deny wins);
  * containment. Throws `ToolArgumentError` for malformed paths and
@@ -404,7 +404,7 @@ function realDirectoryOf(directory: string): string | undefined {
 }
 
 /**
- * Result-path re-anchoring (SPEC §6, "both ways"): relative to the effective
+ * Result-path re-anchoring (docs/tools/filesystem.md#paths-and-the-working-directory, "both ways"): relative to the effective
  * working directory when one is bound and the path lies inside it (or inside
  * its real location, when the directory is reached through a symlink);
  * absolute otherwise. The working directory itself is reported as ".".

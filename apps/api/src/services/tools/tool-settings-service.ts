@@ -1,5 +1,5 @@
 /**
- * Tool settings per user (SPEC §1, §4, §8): the tool catalog (every tool
+ * Tool settings per user (docs/architecture.md#layers, docs/tool-system.md#settings-policy, docs/http-api.md#tool-settings): the tool catalog (every tool
  * source, merged) says which tools exist, the settings policy merges and
  * validates, the repository stores what the user changed. Reads never
  * fail on a bad stored row (it is coerced to defaults, keeping the user's

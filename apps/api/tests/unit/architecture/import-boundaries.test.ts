@@ -1,8 +1,8 @@
 /**
  * The dependency rules of the layers, checked on the source: built-in tools
  * and provider adapters never reach the HTTP routes or the database, not even
- * through another module or a type-only import, and the shared contracts
- * import nothing from the API.
+ * through another module or a type-only import; the database layer reaches no
+ * service; and the shared contracts import nothing from the API.
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -84,6 +84,11 @@ describe('import boundaries', () => {
     const adapters = filesUnder(path.join(API_SRC, 'services/providers'));
     expect(adapters.length).toBeGreaterThan(10);
     expect(forbiddenReaches(adapters, forbidden)).toEqual([]);
+  });
+
+  test('the database layer reaches no service (tools, chat, providers)', () => {
+    const databaseFiles = filesUnder(path.join(API_SRC, 'db'));
+    expect(forbiddenReaches(databaseFiles, [path.join(API_SRC, 'services')])).toEqual([]);
   });
 
   test('the shared contracts import nothing from the API', () => {

@@ -1,5 +1,5 @@
 /**
- * The shell tools (SPEC §7.8): bash, zsh and powershell, each registered at
+ * The shell tools (docs/tools/shell.md#shell-tools): bash, zsh and powershell, each registered at
  * import only when its interpreter exists here. The implementation lives in
  * `shell/`; this module wires it into the registry.
  */

@@ -1,5 +1,5 @@
 /**
- * Writing file contents so nobody ever sees half a file (SPEC §7.4): a temp
+ * Writing file contents so nobody ever sees half a file (docs/tools/filesystem.md#the-freshness-ledger): a temp
  * file in the same directory, flushed, then renamed over the target (keeping
  * its permission bits and, where allowed, its owner) or hard-linked into place
  * for an exclusive create.

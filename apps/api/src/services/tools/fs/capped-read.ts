@@ -1,6 +1,6 @@
 /**
  * Reading a file through one descriptor with a cap on the bytes it delivers
- * (SPEC §7.3). Non-regular files (FIFOs, sockets, devices) are refused without
+ * (docs/tools/filesystem.md#read_file). Non-regular files (FIFOs, sockets, devices) are refused without
  * ever blocking on them, and the cap is measured on what the descriptor
  * delivers, so a file that grows or under-declares its size (`/proc`) is
  * refused at the cap instead of being read past it.

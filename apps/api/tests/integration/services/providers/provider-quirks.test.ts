@@ -1,4 +1,4 @@
-/** The provider quirks SPEC §10.1 assigns to the Gemini and Anthropic adapters. */
+/** The provider quirks docs/chat-turns.md#the-provider-contract assigns to the Gemini and Anthropic adapters. */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
