@@ -81,6 +81,42 @@ function sharedForSqliteFile(path: string): SqliteFileShared {
   return shared;
 }
 
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Switching a new file to WAL needs the file to itself for a moment. When two
+ * processes open a new file at once, each holds a shared lock and wants the
+ * exclusive one; SQLite answers SQLITE_BUSY at once instead of calling the
+ * busy handler (waiting there could deadlock), so the busy timeout does not
+ * cover this step. The switch is retried after a short, growing, jittered
+ * pause, within the same budget as the busy timeout. A file already in WAL
+ * takes no lock for this.
+ */
+function switchToWal(sqlite: BunDatabase, path: string): void {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (let pauseMs = 2; ; pauseMs = Math.min(pauseMs * 2, 100)) {
+    try {
+      sqlite.run('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isSqliteBusy(error)) throw error;
+      const pause = pauseMs * (0.5 + Math.random());
+      if (Date.now() + pause > deadline) {
+        throw new DatabaseConnectionError(
+          `The SQLite database at ${path} stayed locked by another process for ${SQLITE_BUSY_TIMEOUT_MS / 1000} s while switching to WAL. Check that no other program holds it open in an exclusive transaction, then start again.`,
+          { cause: error },
+        );
+      }
+      Bun.sleepSync(pause);
+    }
+  }
+}
+
 function openSqlite(path: string): AppDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let sqlite: BunDatabase;
@@ -92,13 +128,16 @@ function openSqlite(path: string): AppDatabase {
       { cause: error },
     );
   }
-  // The busy timeout comes first: switching a new file to WAL needs a moment
-  // of exclusive access, which another process opening it may hold. WAL lets
-  // readers proceed during a write; NORMAL is durable with WAL except for the
-  // last transactions before a power loss. Foreign keys are off in SQLite
-  // unless asked for.
-  sqlite.run('PRAGMA busy_timeout = 5000');
-  sqlite.run('PRAGMA journal_mode = WAL');
+  // WAL lets readers proceed during a write; NORMAL is durable with WAL except
+  // for the last transactions before a power loss. Foreign keys are off in
+  // SQLite unless asked for.
+  sqlite.run(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  try {
+    switchToWal(sqlite, path);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
   sqlite.run('PRAGMA synchronous = NORMAL');
   sqlite.run('PRAGMA foreign_keys = ON');
   const db = new Kysely<DatabaseSchema>({ dialect: createBunSqliteDialect(sqlite) });

@@ -355,13 +355,16 @@ describe('read_file: caps on delivered bytes', () => {
 
   test('a file being appended to while read_file runs is refused, never over-read', async () => {
     const file = write('appending.bin', Buffer.alloc(BYTE_VIEW_MAX_BYTES - 64, 3));
+    // The chunk it appends lives in the fixture's own directory, like the file.
+    const chunk = path.join(fixture.root, 'append-chunk');
     const writer = Bun.spawn(
       [
         'sh',
         '-c',
-        `head -c 4096 /dev/zero > /tmp/.chunk-$$; while :; do cat /tmp/.chunk-$$ >> "$1"; done`,
+        'head -c 4096 /dev/zero > "$2"; while :; do cat "$2" >> "$1"; done',
         'sh',
         file,
+        chunk,
       ],
       { stdout: 'ignore', stderr: 'ignore' },
     );

@@ -4,7 +4,14 @@
  * output caps are exact, and a huge output does not grow the server's memory.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -19,13 +26,18 @@ const bash = findShellInterpreter('bash');
 if (!bash)
   throw new Error('bash is required by this suite (.ci/install-system-packages installs it)');
 const janitor = createPidJanitor();
-afterAll(() => janitor.killLeftovers());
+// The commands run here, so whatever they write stays in the suite's own directory.
+const directory = realpathSync(mkdtempSync(path.join(tmpdir(), 'run-shell-command-')));
+afterAll(() => {
+  janitor.killLeftovers();
+  rmSync(directory, { recursive: true, force: true });
+});
 
 function run(command: string, overrides: Partial<RunShellCommandOptions> = {}) {
   return runShellCommand({
     interpreter: bash as NonNullable<typeof bash>,
     command,
-    cwd: tmpdir(),
+    cwd: directory,
     timeoutMs: 10_000,
     maxOutputBytes: 1024,
     ...overrides,
@@ -44,7 +56,7 @@ describe('runShellCommand: normal runs', () => {
     expect(result).toMatchObject({
       shell: 'bash',
       command: 'echo out; echo err >&2; exit 3',
-      cwd: tmpdir(),
+      cwd: directory,
       exitCode: 3,
       signal: null,
       stdout: 'out\n',
@@ -91,8 +103,9 @@ describe('runShellCommand: nothing outlives the call', () => {
         'sleep 100 & echo $!',
         'setsid sleep 100 & echo $!',
         '( sleep 100 & echo $! )',
-        'bash -c \'trap "" TERM; echo $$; sleep 100\' &',
-        'sleep 0.1',
+        // The last child tells its pid through a file, so the shell waits until it runs.
+        'bash -c \'trap "" TERM; echo $$ > ignores-term; sleep 100\' &',
+        'until [ -s ignores-term ]; do sleep 0.01; done; cat ignores-term',
         'sleep 100',
       ].join('\n'),
       { timeoutMs: 600 },
@@ -130,16 +143,20 @@ describe('runShellCommand: nothing outlives the call', () => {
   });
 
   test('ending one command never touches the processes of another one running beside it', async () => {
-    const pidFile = path.join(tmpdir(), `shell-neighbour-${process.pid}-${Date.now()}`);
-    const neighbour = runTracked(`sleep 100 & echo $! > ${pidFile}; echo $!; sleep 1.5; echo done`);
+    const pidFile = path.join(directory, 'neighbour-pid');
+    const release = path.join(directory, 'neighbour-release');
+    // The neighbour runs until it is released, however long the rest takes on a busy machine.
+    const neighbour = runTracked(
+      `sleep 100 & echo $! > ${pidFile}; echo $!; until [ -e ${release} ]; do sleep 0.01; done; echo done`,
+    );
     while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await Bun.sleep(10);
     const [neighbourChild] = janitor.track(pidsIn(readFileSync(pidFile, 'utf8')));
     const { result } = await runTracked('setsid sleep 100 & sleep 100', { timeoutMs: 300 });
     expect(result.termination).toBe('timed_out');
     // The neighbour's background child is neither in the timed-out command's tree nor marked by it.
     expect(isRunning(neighbourChild as number)).toBe(true);
+    writeFileSync(release, '');
     const { result: neighbourResult } = await neighbour;
-    rmSync(pidFile, { force: true });
     expect(neighbourResult.termination).toBe('exited');
     expect(isRunning(neighbourChild as number)).toBe(false);
   });
@@ -157,11 +174,14 @@ describe('runShellCommand: nothing outlives the call', () => {
 describe("runShellCommand: abort and the caller's budget", () => {
   test('a parent abort is "aborted", never a timeout, and kills the children', async () => {
     const controller = new AbortController();
-    const running = runTracked('sleep 100 & echo $!; setsid sleep 100 & echo $!; sleep 100', {
-      signal: controller.signal,
-      timeoutMs: 60_000,
-    });
-    setTimeout(() => controller.abort(new ToolAbortedError()), 300);
+    const started = path.join(directory, 'abort-started');
+    const running = runTracked(
+      `sleep 100 & echo $!; setsid sleep 100 & echo $!; touch ${started}; sleep 100`,
+      { signal: controller.signal, timeoutMs: 60_000 },
+    );
+    // Aborted once both children run, however long that takes on a busy machine.
+    while (!existsSync(started)) await Bun.sleep(10);
+    controller.abort(new ToolAbortedError());
     const { result, pids } = await running;
     expect(result.termination).toBe('aborted');
     expect(result.exitCode).toBeNull();
