@@ -5,9 +5,6 @@
  * then sends to the fake provider, for OpenAI Responses and Anthropic.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Chat, ChatCapabilities } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import '../../../src/services/tools';
@@ -16,18 +13,21 @@ import { createProviderRegistry } from '../../../src/services/providers/provider
 import { listTools } from '../../../src/services/tools/registry';
 import { type FakeProviderServer, say, startFakeProviderServer } from '../../support/fake-provider';
 import { readTurnEvents } from '../../support/sse-client';
+import { createTempTree, type TempTree } from '../../support/temp-tree';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 
 let fake: FakeProviderServer;
+let tree: TempTree;
 let workspace: string;
 beforeAll(async () => {
   fake = await startFakeProviderServer();
-  workspace = mkdtempSync(join(tmpdir(), 'mango-capabilities-'));
+  tree = createTempTree('mango-capabilities');
+  workspace = tree.root;
 });
 afterAll(async () => {
   await fake.close();
-  rmSync(workspace, { recursive: true, force: true });
+  tree.remove();
 });
 beforeEach(() => fake.reset());
 

@@ -5,8 +5,6 @@
  * would. What the stream said and what a reload shows must agree.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Chat, ChatMessage, TurnStreamEvent } from '@mango/shared';
 import '../../../src/services/tools';
@@ -18,20 +16,22 @@ import {
   startFakeProviderServer,
 } from '../../support/fake-provider';
 import { readSseFrames, readTurnEvents } from '../../support/sse-client';
+import { createTempTree, type TempTree } from '../../support/temp-tree';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 import { waitUntil } from '../../support/wait-until';
 
 let fake: FakeProviderServer;
+let tree: TempTree;
 let workspace: string;
 beforeAll(async () => {
   fake = await startFakeProviderServer();
-  workspace = mkdtempSync(join(tmpdir(), 'mango-chat-routes-'));
-  writeFileSync(join(workspace, 'notes.txt'), 'hello from disk\n');
+  tree = createTempTree('mango-chat-routes', { 'notes.txt': 'hello from disk\n' });
+  workspace = tree.root;
 });
 afterAll(async () => {
   await fake.close();
-  rmSync(workspace, { recursive: true, force: true });
+  tree.remove();
 });
 beforeEach(() => fake.reset());
 

@@ -1,6 +1,4 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError } from '../../../../src/services/tools/errors';
 import {
@@ -8,19 +6,20 @@ import {
   protectServerPaths,
   resolveAndValidatePath,
 } from '../../../../src/services/tools/path-policy';
+import { createTempTree } from '../../../support/temp-tree';
 
-const root = mkdtempSync(path.join(tmpdir(), 'mango-server-data-'));
-const dataDir = path.join(root, 'data');
-const work = path.join(root, 'work');
-mkdirSync(dataDir);
-mkdirSync(work);
-writeFileSync(path.join(dataDir, 'mango.sqlite'), 'db');
-writeFileSync(path.join(work, 'notes.txt'), 'hello');
-symlinkSync(dataDir, path.join(work, 'sneaky'));
+const tree = createTempTree('mango-server-data', {
+  'data/mango.sqlite': 'db',
+  'work/notes.txt': 'hello',
+});
+const root = tree.root;
+const dataDir = tree.at('data');
+const work = tree.at('work');
+tree.add({ 'work/sneaky': { link: dataDir } });
 
 afterAll(() => {
   protectServerPaths([]);
-  rmSync(root, { recursive: true, force: true });
+  tree.remove();
 });
 
 const chat = { mode: 'chat' as const, restrictToWorkingDirectory: false, parameters: {} };

@@ -34,7 +34,7 @@ const files = path.join(fixture.work, 'files');
 mkdirSync(files);
 
 afterAll(() => {
-  fixture.cleanup();
+  fixture.remove();
 });
 
 function write(name: string, content: string | Uint8Array): string {
