@@ -14,6 +14,7 @@ import {
 import { findShellInterpreter } from '../../../../../../src/services/tools/builtin/shell/shell-interpreters';
 import { ToolAbortedError, ToolTimeoutError } from '../../../../../../src/services/tools/errors';
 import { createPidJanitor, isRunning, pidsIn } from '../../../../../support/processes';
+import { waitUntil } from '../../../../../support/wait-until';
 
 const bash = findShellInterpreter('bash');
 if (!bash)
@@ -132,7 +133,8 @@ describe('runShellCommand: nothing outlives the call', () => {
   test('ending one command never touches the processes of another one running beside it', async () => {
     const pidFile = path.join(tmpdir(), `shell-neighbour-${process.pid}-${Date.now()}`);
     const neighbour = runTracked(`sleep 100 & echo $! > ${pidFile}; echo $!; sleep 1.5; echo done`);
-    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await Bun.sleep(10);
+    const written = () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '';
+    expect(await waitUntil(written, 10_000)).toBe(true);
     const [neighbourChild] = janitor.track(pidsIn(readFileSync(pidFile, 'utf8')));
     const { result } = await runTracked('setsid sleep 100 & sleep 100', { timeoutMs: 300 });
     expect(result.termination).toBe('timed_out');
@@ -157,11 +159,15 @@ describe('runShellCommand: nothing outlives the call', () => {
 describe("runShellCommand: abort and the caller's budget", () => {
   test('a parent abort is "aborted", never a timeout, and kills the children', async () => {
     const controller = new AbortController();
-    const running = runTracked('sleep 100 & echo $!; setsid sleep 100 & echo $!; sleep 100', {
-      signal: controller.signal,
-      timeoutMs: 60_000,
-    });
-    setTimeout(() => controller.abort(new ToolAbortedError()), 300);
+    const started = path.join(tmpdir(), `shell-abort-${process.pid}-${Date.now()}`);
+    const running = runTracked(
+      `sleep 100 & echo $!; setsid sleep 100 & echo $!; : > ${started}; sleep 100`,
+      { signal: controller.signal, timeoutMs: 60_000 },
+    );
+    // Abort once both children are running (and their pids are echoed), however slow the host.
+    expect(await waitUntil(() => existsSync(started), 10_000)).toBe(true);
+    rmSync(started, { force: true });
+    controller.abort(new ToolAbortedError());
     const { result, pids } = await running;
     expect(result.termination).toBe('aborted');
     expect(result.exitCode).toBeNull();

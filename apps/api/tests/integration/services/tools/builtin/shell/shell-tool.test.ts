@@ -29,6 +29,7 @@ import { buildShellTool } from '../../../../../../src/services/tools/builtin/she
 import type { ToolCallContext } from '../../../../../../src/services/tools/types';
 import { createPidJanitor, isRunning, pidsIn } from '../../../../../support/processes';
 import { createTestCallContext, createTestToolContext } from '../../../../../support/tool-context';
+import { waitUntil } from '../../../../../support/wait-until';
 
 const janitor = createPidJanitor();
 
@@ -318,12 +319,11 @@ describe('shell tools: the execution layer budget', () => {
         enabled(),
       ),
     );
-    while (!existsSync(marker)) await Bun.sleep(10);
+    expect(await waitUntil(() => existsSync(marker), 10_000)).toBe(true);
     controller.abort();
     expect((await running).code).toBe('aborted');
     const [pid] = janitor.track(pidsIn(await Bun.file(marker).text()));
     // The tool kills the tree after the call has already been answered; give it a moment.
-    for (let attempt = 0; attempt < 100 && isRunning(pid as number); attempt++) await Bun.sleep(10);
-    expect(isRunning(pid as number)).toBe(false);
+    expect(await waitUntil(() => !isRunning(pid as number), 5_000)).toBe(true);
   });
 });
