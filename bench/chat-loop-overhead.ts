@@ -11,7 +11,7 @@
  *   npm run bench:chat          (ROUNDS=30 CONCURRENCY=500 npm run bench:chat)
  */
 import type { ConversationMessage } from '@mango/shared';
-import { createBuiltinToolset, runChatTurn } from '../apps/api/src/services/chat';
+import { createTurnToolset, runChatTurn } from '../apps/api/src/services/chat';
 import { PROVIDER_IDS } from '../apps/api/src/services/providers/provider-registry';
 import type {
   LanguageModelProvider,
@@ -20,6 +20,8 @@ import type {
 } from '../apps/api/src/services/providers/spec';
 import { createMemoryFreshnessLedger } from '../apps/api/src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry } from '../apps/api/src/services/tools/registry';
+import { createBuiltinToolSource } from '../apps/api/src/services/tools/sources/builtin-tool-source';
+import { createToolCatalog } from '../apps/api/src/services/tools/sources/tool-catalog';
 import {
   type RecordedRequest,
   startFakeProviderServer,
@@ -101,15 +103,16 @@ async function loopTurn(
   const history: ConversationMessage[] = [
     { role: 'user', parts: [{ type: 'text', text: 'Run the steps.' }] },
   ];
-  const toolset = createBuiltinToolset({
-    registry,
-    context: {
-      userId: 'bench',
-      chatId: 'bench',
-      mode: 'chat',
-      restrictToWorkingDirectory: false,
-      freshness: createMemoryFreshnessLedger(),
-    },
+  const listing = await createToolCatalog([createBuiltinToolSource(registry)]).list({
+    userId: 'bench',
+    saved: {},
+  });
+  const toolset = createTurnToolset(listing, {
+    userId: 'bench',
+    chatId: 'bench',
+    mode: 'chat',
+    restrictToWorkingDirectory: false,
+    freshness: createMemoryFreshnessLedger(),
   });
   const started = performance.now();
   const result = await runChatTurn({

@@ -18,7 +18,13 @@ import { type AppDatabase, type DatabaseConfig, openDatabase } from '../apps/api
 import { migrateToLatest } from '../apps/api/src/db/migrate';
 import { createLogger } from '../apps/api/src/logger';
 import { startServer } from '../apps/api/src/server';
-import { defaultToolRegistry } from '../apps/api/src/services/tools';
+import { createDatabaseRunningTurns } from '../apps/api/src/services/chat/running-turns';
+import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
+import {
+  createBuiltinToolSource,
+  createToolCatalog,
+  defaultToolRegistry,
+} from '../apps/api/src/services/tools';
 import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 
 const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
@@ -117,7 +123,14 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     allowSignup: true,
   });
   const server = startServer({
-    app: createApp({ database, auth, toolRegistry: defaultToolRegistry, logger }),
+    app: createApp({
+      database,
+      auth,
+      tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
+      providers: createProviderRegistry({}),
+      runningTurns: createDatabaseRunningTurns(database),
+      logger,
+    }),
     database,
     logger,
     host: '127.0.0.1',

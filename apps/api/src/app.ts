@@ -9,7 +9,7 @@ import type { AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
 import { getRequestContext } from './request-context';
-import { authenticateRequest, requireUser } from './routes/authentication';
+import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createOpenApiRoutes } from './routes/openapi-routes';
@@ -17,14 +17,12 @@ import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createChatCapabilities } from './services/chat/chat-capabilities';
 import { createChatRepository } from './services/chat/chat-repository';
 import { createChatService } from './services/chat/chat-service';
+import type { ChatToolsDeps } from './services/chat/chat-tools';
 import { createChatTurnService } from './services/chat/chat-turn-service';
-import { createDatabaseRunningTurns, type RunningTurns } from './services/chat/running-turns';
-import {
-  createProviderRegistry,
-  type ProviderRegistry,
-} from './services/providers/provider-registry';
+import type { RunningTurns } from './services/chat/running-turns';
+import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
-import { defaultToolRegistry, type ToolRegistry } from './services/tools/registry';
+import type { ToolCatalog } from './services/tools/sources/tool-catalog';
 import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
 import {
   createToolSettingsService,
@@ -37,12 +35,14 @@ export interface AppDependencies {
   database: AppDatabase;
   /** Accounts: answers /api/auth/* and tells who a request is signed in as. */
   auth: AuthService;
-  /** The tools offered to users; defaults to the registry the built-ins register into. */
-  toolRegistry?: ToolRegistry;
-  /** The model providers offered (from the environment in production); none by default. */
-  providers?: ProviderRegistry;
-  /** The chats' running turns (in the database by default, so every instance sees them). */
-  runningTurns?: RunningTurns;
+  /** Every tool source, merged: the built-ins (and MCP servers). */
+  tools: ToolCatalog;
+  /** The model providers offered (from the environment in production). */
+  providers: ProviderRegistry;
+  /** The chats' running turns (in the database in production, so every instance sees them). */
+  runningTurns: RunningTurns;
+  /** Paths no tool may touch whatever the settings say (the server's data directory). */
+  protectedPaths?: readonly string[];
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -57,7 +57,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
   const now = deps.now ?? Date.now;
   return {
     toolSettings: createToolSettingsService({
-      registry: deps.toolRegistry ?? defaultToolRegistry,
+      catalog: deps.tools,
       repository: createToolSettingsRepository(deps.database, now),
       changes: deps.database.changes,
     }),
@@ -68,23 +68,26 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
-  const providers = deps.providers ?? createProviderRegistry({});
+  const { providers, runningTurns } = deps;
   const chatRepository = createChatRepository(deps.database, now);
-  const runningTurns = deps.runningTurns ?? createDatabaseRunningTurns(deps.database, { now });
-  const turnDeps = {
-    chats: chatRepository,
-    providers,
-    loadSavedToolSettings: (userId: string) => services.toolSettings.loadSavedToolSettings(userId),
-    createFreshnessLedger: (chatId: string) =>
+  const tools: ChatToolsDeps = {
+    catalog: deps.tools,
+    loadSavedToolSettings: (userId) => services.toolSettings.loadSavedToolSettings(userId),
+    createFreshnessLedger: (chatId) =>
       createDatabaseFreshnessLedger(deps.database, chatId, { now }),
-    ...(deps.toolRegistry ? { toolRegistry: deps.toolRegistry } : {}),
+    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
   };
   const chatRoutes = createChatRoutes({
     providers,
-    userIdOf: (request) => requireUser(request).id,
     chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
-    turns: createChatTurnService({ ...turnDeps, running: runningTurns, logger }),
-    capabilities: createChatCapabilities(turnDeps),
+    turns: createChatTurnService({
+      chats: chatRepository,
+      providers,
+      running: runningTurns,
+      tools,
+      logger,
+    }),
+    capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
   });
   // The OpenAPI route describes the finished app, which exists once this function returns.
   const finished: { app?: AnyElysia } = {};

@@ -1,9 +1,11 @@
 /**
- * Configuration from environment variables (SPEC §16). Bun reads `.env` itself.
+ * Configuration from environment variables (README.md#configuration). Bun reads `.env` itself.
  * Invalid values stop the server at start-up with a message naming the variable.
  */
+
 import { isAbsolute, join, resolve } from 'node:path';
 import type { DatabaseConfig } from './db/database';
+import { ConfigurationError } from './errors';
 import type { LogLevel } from './logger';
 
 export interface ServerConfig {
@@ -21,12 +23,8 @@ export interface ServerConfig {
   publicUrl?: string;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+/** An environment variable of the server's own settings is invalid. */
+export class ConfigError extends ConfigurationError {}
 
 export const SQLITE_FILE_NAME = 'mango.db';
 export const MIN_AUTH_SECRET_LENGTH = 32;

@@ -1,74 +1,70 @@
 /**
- * The API's errors: one base class with a stable `code`, and the one map from
- * code to HTTP status. Tool errors (`services/tools/errors.ts`) keep their own
- * codes; the map covers those too, so a code survives unchanged from the tool
- * layer to the client.
+ * The one base of every error this server raises on purpose: a stable `code`
+ * from the shared vocabulary (`ERROR_CODES` in `apps/shared`, documented in
+ * docs/errors.md), a message written for whoever must act on it, whether
+ * trying again may work, and optional details. The HTTP error handler, the
+ * turn stream and the tool-result serialiser all read these four fields, so a
+ * code survives unchanged from where it was raised to the client or the model.
  */
-import type { ToolErrorCode } from './services/tools/errors';
+import {
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDetails,
+  statusForErrorCode,
+} from '@mango/shared';
 
-export const API_ERROR_CODES = [
-  'invalid_request',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'invalid_tool_settings',
-  'rate_limited',
-  'internal_error',
-  'upstream_error',
-  'service_unavailable',
-] as const;
+export { ERROR_CODES, type ErrorCode, isErrorCode, statusForErrorCode } from '@mango/shared';
 
-export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
-export type ErrorCode = ApiErrorCode | ToolErrorCode;
-
-/** The status each code answers with (SPEC §15). */
-export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  invalid_tool_settings: 422,
-  rate_limited: 429,
-  internal_error: 500,
-  upstream_error: 502,
-  service_unavailable: 503,
-  // Tool layer codes, when one reaches HTTP directly.
-  validation_failed: 422,
-  permission_denied: 403,
-  file_not_read: 409,
-  stale_file: 409,
-  timeout: 504,
-  aborted: 409,
-  tool_disabled: 409,
-  unknown_tool: 404,
-  execution_failed: 500,
-};
-
-export function statusForCode(code: string): number {
-  return (ERROR_STATUS as Record<string, number>)[code] ?? 500;
+export interface AppErrorOptions {
+  cause?: unknown;
+  /** Overrides the code's default (`ERROR_CODES[code].retryable`). */
+  retryable?: boolean;
+  details?: ErrorDetails;
 }
 
-export class ApiError extends Error {
+export class AppError extends Error {
   readonly code: ErrorCode;
-  /** Extra fields returned beside `code` and `message` (e.g. the setting that was refused). */
-  readonly details?: Record<string, unknown>;
+  /** True when the same request or call may succeed if simply tried again later. */
+  readonly retryable: boolean;
+  readonly details?: ErrorDetails;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ApiError';
+    this.name = new.target.name;
     this.code = code;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
     if (options.details) this.details = options.details;
   }
 
+  /** The HTTP status this error answers with. */
   get status(): number {
-    return statusForCode(this.code);
+    return statusForErrorCode(this.code);
   }
+
+  /** What a client or a model is shown. */
+  toJSON(): ErrorBody {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.details ? { details: this.details } : {}),
+    };
+  }
+}
+
+/** An error of the HTTP layer or an application service that has no more specific class. */
+export class ApiError extends AppError {}
+
+/** The server's configuration is invalid (reported at start-up). */
+export class ConfigurationError extends AppError {
+  constructor(message: string, options: Omit<AppErrorOptions, 'retryable'> = {}) {
+    super('invalid_configuration', message, options);
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
 }
 
 export function unauthorized(): ApiError {
@@ -76,4 +72,17 @@ export function unauthorized(): ApiError {
     'unauthorized',
     'This route needs a signed-in user: send the session cookie from POST /api/auth/sign-in/email, or an API key as "Authorization: Bearer <key>".',
   );
+}
+
+/**
+ * What an unexpected failure (anything that is not an `AppError`) shows: a
+ * generic message naming the request id under which the rest was logged.
+ */
+export function internalErrorBody(requestId: string | undefined): ErrorBody {
+  return {
+    code: 'internal_error',
+    message: `Something went wrong on the server. It has been logged${requestId ? ` under request id ${requestId}` : ''}; try again, and report it if it keeps happening.`,
+    retryable: true,
+    ...(requestId ? { requestId } : {}),
+  };
 }

@@ -10,8 +10,7 @@ import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { loadProvidersConfig, ProviderConfigError } from './services/providers/provider-config';
 import { createProviderRegistry } from './services/providers/provider-registry';
-import { defaultToolRegistry } from './services/tools';
-import { protectServerPaths } from './services/tools/path-policy';
+import { createBuiltinToolSource, createToolCatalog, defaultToolRegistry } from './services/tools';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
@@ -29,8 +28,6 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
-  // No tool may read or change the server's own files (database, auth secret, images).
-  protectServerPaths([config.dataDir]);
   const database = openDatabase(config.database, { logger });
   const applied = await migrateToLatest(database);
   logger.info('database ready', {
@@ -50,12 +47,16 @@ async function main(): Promise<void> {
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
   const runningTurns = createDatabaseRunningTurns(database);
+  // The built-ins registered themselves into the default registry on import (services/tools).
+  const tools = createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]);
   const app = createApp({
     database,
     auth,
-    toolRegistry: defaultToolRegistry,
+    tools,
     providers,
     runningTurns,
+    // No tool may read or change the server's own files (database, auth secret, images).
+    protectedPaths: [config.dataDir],
     logger,
   });
   const server = startServer({ app, database, logger, host: config.host, port: config.port });

@@ -19,6 +19,22 @@ export interface StartServerOptions {
   port: number;
   /** How long in-flight requests may take to finish after a stop; then they are cut. */
   shutdownGraceMs?: number;
+  /** Seconds an ordinary request's connection may stay silent before Bun closes it (at most 255). */
+  idleTimeoutSeconds?: number;
+}
+
+/**
+ * Bun closes a connection after 10 s of silence unless told otherwise. An
+ * ordinary request gets 60 s. An event stream (a chat turn) is exempt: it is
+ * silent while a tool runs and may last as long as the turn, so Bun must never
+ * take its silence for a dead client; the stream's own keep-alive comments
+ * (`TURN_STREAM_HEARTBEAT_MS`) keep proxies on the way from closing it, and a
+ * client that is really gone is noticed on the next write.
+ */
+export const SERVER_IDLE_TIMEOUT_SECONDS = 60;
+
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
 }
 
 export interface RunningServer {
@@ -35,10 +51,12 @@ export function startServer(options: StartServerOptions): RunningServer {
   const server = Bun.serve({
     hostname: options.host,
     port: options.port,
-    async fetch(request) {
+    idleTimeout: options.idleTimeoutSeconds ?? SERVER_IDLE_TIMEOUT_SECONDS,
+    async fetch(request, bunServer) {
       const startedAt = performance.now();
       const context = getRequestContext(request);
       const response = await app.handle(request);
+      if (isEventStream(response)) bunServer.timeout(request, 0);
       // Set here rather than through the framework's per-request headers,
       // which would make it rebuild (and re-stream) every response body.
       if (!response.headers.has('x-request-id')) {

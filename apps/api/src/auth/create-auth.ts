@@ -1,5 +1,5 @@
 /**
- * Accounts (SPEC §14) with better-auth: email + password under /api/auth, the
+ * Accounts (docs/operations.md#security) with better-auth: email + password under /api/auth, the
  * first account an admin and always allowed to sign up, later sign-ups only
  * when configuration allows, and API keys for scripts (sent as
  * `Authorization: Bearer <key>`). better-auth's tables live in the same
@@ -8,6 +8,7 @@
 import { apiKey } from '@better-auth/api-key';
 import type { GenericEndpointContext } from '@better-auth/core';
 import { getCurrentAdapter } from '@better-auth/core/context';
+import { ERROR_CODES, type ErrorBody, type ErrorCode } from '@mango/shared';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { openAPI } from 'better-auth/plugins';
 import type { AppDatabase } from '../db/database';
@@ -263,10 +264,35 @@ export function createAuth(options: AuthOptions): AuthService {
   }
 }
 
+/** better-auth's own codes that a client needs to tell apart, in the API's vocabulary. */
+const AUTH_CODES: Readonly<Record<string, ErrorCode>> = {
+  SIGNUP_DISABLED: 'signup_disabled',
+  INVALID_EMAIL_OR_PASSWORD: 'invalid_email_or_password',
+  USER_ALREADY_EXISTS: 'conflict',
+  USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL: 'conflict',
+  PASSWORD_TOO_SHORT: 'validation_failed',
+  PASSWORD_TOO_LONG: 'validation_failed',
+  INVALID_EMAIL: 'validation_failed',
+};
+
+function codeForAuthStatus(status: number): ErrorCode {
+  if (status === 400) return 'invalid_request';
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 422) return 'validation_failed';
+  if (status === 429) return 'rate_limited';
+  return 'internal_error';
+}
+
 /**
  * better-auth answers errors as `{ code, message }`; the API's format is
- * `{ error: { code, message } }` (SPEC §15), with codes in lower case like
- * every other code here. Status and headers (cookies) are kept.
+ * `{ error: { code, message, retryable, details } }` with a code of the one
+ * vocabulary: codes a client must tell apart are mapped by name, the rest by
+ * status, and better-auth's own code, when it says more, is kept in
+ * `details.authCode`. Status and
+ * headers (cookies) are kept.
  */
 async function toApiErrorFormat(response: Response): Promise<Response> {
   if (response.ok || !response.headers.get('content-type')?.includes('application/json')) {
@@ -284,14 +310,17 @@ async function toApiErrorFormat(response: Response): Promise<Response> {
   if (!body || typeof body.message !== 'string' || 'error' in body) {
     return new Response(text, { status: response.status, headers });
   }
-  const code =
-    typeof body.code === 'string' && body.code !== ''
-      ? body.code.toLowerCase()
-      : response.statusText.toLowerCase().replace(/\W+/g, '_') || 'auth_error';
-  return new Response(JSON.stringify({ error: { code, message: body.message } }), {
-    status: response.status,
-    headers,
-  });
+  const authCode = typeof body.code === 'string' && body.code !== '' ? body.code : undefined;
+  const code = (authCode && AUTH_CODES[authCode]) || codeForAuthStatus(response.status);
+  const error: ErrorBody = {
+    code,
+    message: body.message,
+    retryable: ERROR_CODES[code].retryable,
+    ...(authCode && authCode.toLowerCase() !== code
+      ? { details: { authCode: authCode.toLowerCase() } }
+      : {}),
+  };
+  return new Response(JSON.stringify({ error }), { status: response.status, headers });
 }
 
 /** The cache lifetime for a credential that expires at `expiresAt` (never past it). */

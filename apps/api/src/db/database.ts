@@ -1,16 +1,18 @@
 /**
- * Opens the database (SPEC §13): an embedded SQLite file through `bun:sqlite`
+ * Opens the database (docs/operations.md#the-database): an embedded SQLite file through `bun:sqlite`
  * by default, or PostgreSQL when a URL is given. Both come back as one
  * `AppDatabase`: a typed Kysely instance, its kind, a named lock that holds
  * across every instance sharing the database, and `close`.
  */
+
 import { Database as BunDatabase } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { AppError } from '../errors';
+import { createKeyedMutex } from '../keyed-mutex';
 import type { Logger } from '../logger';
-import { createKeyedMutex } from '../services/tools/freshness/memory-freshness-ledger';
 import { createBunSqliteDialect } from './bun-sqlite-dialect';
 import { type ChangeFeed, createLocalChangeFeed, createPostgresChangeFeed } from './change-feed';
 import type { DatabaseKind } from './column-types';
@@ -37,10 +39,9 @@ export interface AppDatabase {
   close(): Promise<void>;
 }
 
-export class DatabaseConnectionError extends Error {
+export class DatabaseConnectionError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DatabaseConnectionError';
+    super('service_unavailable', message, options);
   }
 }
 

@@ -3,14 +3,15 @@
  * (Kysely's migration table) and skipped, and concurrent starts of several
  * instances take Kysely's migration lock in turn.
  */
+
 import { Migrator } from 'kysely/migration';
+import { AppError } from '../errors';
 import type { AppDatabase } from './database';
 import { createMigrationProvider } from './migrations';
 
-export class DatabaseMigrationError extends Error {
+export class DatabaseMigrationError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DatabaseMigrationError';
+    super('internal_error', message, { ...options, retryable: false });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The database's tables as Kysely sees them (SPEC §13). One schema for both
+ * The database's tables as Kysely sees them (docs/operations.md#the-database). One schema for both
  * dialects; where the two drivers hand back different JavaScript values for
  * the same column (SQLite has no boolean, timestamp or JSON type), the select
  * type names both and `db/values.ts` reads them into one shape.
@@ -137,7 +137,7 @@ export interface MessagesTable {
   updated_at: Timestamp;
 }
 
-/** The freshness ledger (SPEC §7.4): what each chat has read of each real path. */
+/** The freshness ledger (docs/tools/filesystem.md#the-freshness-ledger): what each chat has read of each real path. */
 export interface FileReadsTable {
   chat_id: string;
   real_path: string;

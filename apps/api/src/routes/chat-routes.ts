@@ -1,5 +1,5 @@
 /**
- * The chat routes (SPEC §15): chats, their messages, and turns streamed as
+ * The chat routes (docs/http-api.md#routes): chats, their messages, and turns streamed as
  * Server-Sent Events. Every route acts for the signed-in user only; another
  * user's chat answers 404 like a missing one.
  */
@@ -17,10 +17,13 @@ import {
 } from '@mango/shared';
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
+import { getRequestContext } from '../request-context';
 import type { ChatCapabilitiesService } from '../services/chat/chat-capabilities';
 import type { ChatService } from '../services/chat/chat-service';
 import type { ChatTurnService } from '../services/chat/chat-turn-service';
 import type { ProviderRegistry } from '../services/providers/provider-registry';
+import { currentUser } from './authentication';
+import { errorResponses } from './error-responses';
 import { createTurnEventStream } from './turn-event-stream';
 
 export interface ChatRoutesDependencies {
@@ -28,20 +31,19 @@ export interface ChatRoutesDependencies {
   turns: ChatTurnService;
   capabilities: ChatCapabilitiesService;
   providers: ProviderRegistry;
-  /** The signed-in user's id (the authentication hook has already run). */
-  userIdOf: (request: Request) => string;
 }
 
 const ChatParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export function createChatRoutes(deps: ChatRoutesDependencies) {
-  const { chats, turns, userIdOf } = deps;
+  const { chats, turns } = deps;
   return new Elysia({ name: 'mango/chat-routes' })
+    .use(currentUser())
     .get(
       '/providers',
       (): ProvidersResponse => ({ providers: deps.providers.offered().map((id) => ({ id })) }),
       {
-        response: ProvidersResponse,
+        response: { 200: ProvidersResponse, ...errorResponses(401) },
         detail: {
           summary: 'The model providers this server offers (the provider part of provider:modelId)',
         },
@@ -49,65 +51,68 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
     )
     .post(
       '/chats',
-      async ({ body, request, set }) => {
-        const chat = await chats.create(userIdOf(request), body);
+      async ({ body, user, set }) => {
+        const chat = await chats.create(user.id, body);
         set.status = 201;
         return chat;
       },
-      { body: CreateChatBody, response: { 201: Chat }, detail: { summary: 'Create a chat' } },
+      {
+        body: CreateChatBody,
+        response: { 201: Chat, ...errorResponses(400, 401, 422) },
+        detail: { summary: 'Create a chat' },
+      },
     )
     .get(
       '/chats',
-      async ({ request }): Promise<ChatListResponse> => ({
-        chats: await chats.list(userIdOf(request)),
+      async ({ user }): Promise<ChatListResponse> => ({
+        chats: await chats.list(user.id),
       }),
       {
-        response: ChatListResponse,
+        response: { 200: ChatListResponse, ...errorResponses(401) },
         detail: { summary: "The caller's chats, most recently active first" },
       },
     )
-    .get('/chats/:id', ({ params, request }) => chats.get(userIdOf(request), params.id), {
+    .get('/chats/:id', ({ params, user }) => chats.get(user.id, params.id), {
       params: ChatParams,
-      response: Chat,
+      response: { 200: Chat, ...errorResponses(401, 404) },
       detail: { summary: 'Read a chat' },
     })
-    .patch(
-      '/chats/:id',
-      ({ params, body, request }) => chats.update(userIdOf(request), params.id, body),
-      {
-        params: ChatParams,
-        body: UpdateChatBody,
-        response: Chat,
-        detail: { summary: 'Change a chat' },
-      },
-    )
+    .patch('/chats/:id', ({ params, body, user }) => chats.update(user.id, params.id, body), {
+      params: ChatParams,
+      body: UpdateChatBody,
+      response: { 200: Chat, ...errorResponses(400, 401, 404, 422) },
+      detail: { summary: 'Change a chat' },
+    })
     .delete(
       '/chats/:id',
-      async ({ params, request, set }) => {
-        await chats.delete(userIdOf(request), params.id);
+      async ({ params, user, set }) => {
+        await chats.delete(user.id, params.id);
         set.status = 204;
       },
-      { params: ChatParams, detail: { summary: 'Delete a chat and its messages' } },
+      {
+        params: ChatParams,
+        response: { 204: Type.Void(), ...errorResponses(401, 404) },
+        detail: { summary: 'Delete a chat and its messages' },
+      },
     )
     .get(
       '/chats/:id/messages',
-      async ({ params, request }): Promise<ChatMessagesResponse> => ({
-        messages: await chats.messages(userIdOf(request), params.id),
+      async ({ params, user }): Promise<ChatMessagesResponse> => ({
+        messages: await chats.messages(user.id, params.id),
       }),
       {
         params: ChatParams,
-        response: ChatMessagesResponse,
+        response: { 200: ChatMessagesResponse, ...errorResponses(401, 404) },
         detail: { summary: 'The stored messages with their parts' },
       },
     )
     .get(
       '/chats/:id/capabilities',
-      ({ params, query, request }) =>
-        deps.capabilities.inspect(userIdOf(request), params.id, query),
+      ({ params, query, user }) => deps.capabilities.inspect(user.id, params.id, query),
       {
         params: ChatParams,
         query: ChatCapabilitiesQuery,
-        response: ChatCapabilities,
+        response: { 200: ChatCapabilities, ...errorResponses(400, 401, 404, 422) },
         detail: {
           summary: "The capabilities inspector: the tools the chat's next turn would offer",
           description:
@@ -117,13 +122,15 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
     )
     .post(
       '/chats/:id/turns',
-      async ({ params, body, request }) => {
-        const turn = await turns.prepare(userIdOf(request), params.id, body);
+      async ({ params, body, user, request }) => {
+        const { requestId } = getRequestContext(request);
+        const turn = await turns.prepare(user.id, params.id, body, { requestId });
         return createTurnEventStream(turn, request);
       },
       {
         params: ChatParams,
         body: CreateTurnBody,
+        response: errorResponses(400, 401, 404, 409, 422),
         detail: {
           summary: 'Run a turn; answers text/event-stream with the turn events, ending with done',
           description:
@@ -133,12 +140,12 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
     )
     .post(
       '/chats/:id/turns/cancel',
-      async ({ params, request }): Promise<CancelTurnResponse> => ({
-        cancelled: await turns.cancel(userIdOf(request), params.id),
+      async ({ params, user }): Promise<CancelTurnResponse> => ({
+        cancelled: await turns.cancel(user.id, params.id),
       }),
       {
         params: ChatParams,
-        response: CancelTurnResponse,
+        response: { 200: CancelTurnResponse, ...errorResponses(401, 404) },
         detail: { summary: 'Cancel the running turn' },
       },
     );

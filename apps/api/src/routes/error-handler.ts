@@ -1,19 +1,20 @@
 /**
  * The one HTTP error handler: every failure leaves as `{ error: { code,
- * message, ...details } }` with the status its code maps to (`errors.ts`).
- * Framework errors (a body of the wrong shape, invalid JSON, an unknown route)
- * get codes of their own; anything unexpected is logged and answered with a
- * generic 500 that names the request id to look for in the logs.
+ * message, retryable, details? } }` with the status its code maps to
+ * (`ERROR_CODES` in `apps/shared`). Every error raised on purpose is an
+ * `AppError` and is answered as it is; framework errors (a body of the wrong
+ * shape, invalid JSON, an unknown route) get codes of their own; anything
+ * unexpected is logged and answered with a generic 500 that names the request
+ * id to look for in the logs.
  */
-import type { ErrorResponse } from '@mango/shared';
+import type { ErrorBody, ErrorResponse } from '@mango/shared';
 import { ValidationError } from 'elysia';
-import { ApiError, statusForCode } from '../errors';
+import { AppError, internalErrorBody, statusForErrorCode } from '../errors';
 import type { Logger } from '../logger';
-import { ToolError, ToolParameterError } from '../services/tools/errors';
 
 export interface ErrorReply {
   status: number;
-  body: ErrorResponse & { error: Record<string, unknown> };
+  body: ErrorResponse;
 }
 
 const MAX_LISTED_ISSUES = 5;
@@ -28,42 +29,49 @@ function describeValidation(error: ValidationError): string {
   return `The ${where} does not have the expected shape: ${issues.join('; ')}. See GET /api/openapi for the schema.`;
 }
 
-function reply(code: string, message: string, details?: Record<string, unknown>): ErrorReply {
-  return { status: statusForCode(code), body: { error: { code, message, ...details } } };
+function reply(body: ErrorBody): ErrorReply {
+  const error: ErrorResponse['error'] & Record<string, unknown> = { ...body };
+  // The settings contract names the refused setting beside the code too (as its first version did).
+  if (body.code === 'invalid_tool_settings' && body.details) {
+    const { toolName, key } = body.details;
+    if (typeof toolName === 'string') error.toolName = toolName;
+    if (typeof key === 'string') error.key = key;
+  }
+  return { status: statusForErrorCode(body.code), body: { error } };
+}
+
+function invalidRequest(message: string): ErrorReply {
+  return reply({ code: 'invalid_request', message, retryable: false });
 }
 
 /** Classifies an error from anywhere in a request into the reply the client gets. */
 export function toErrorReply(frameworkCode: unknown, error: unknown): ErrorReply | undefined {
-  if (error instanceof ApiError) return reply(error.code, error.message, error.details);
-  if (error instanceof ToolError) return reply(error.code, error.message);
-  if (error instanceof ToolParameterError) {
-    return reply('invalid_tool_settings', error.message, { key: error.key });
-  }
+  if (error instanceof AppError) return reply(error.toJSON());
   if (error instanceof ValidationError) {
     // A response that fails its own schema is our bug, not the client's.
     if (error.type === 'response') return undefined;
-    return reply('invalid_request', describeValidation(error));
+    return invalidRequest(describeValidation(error));
   }
   switch (frameworkCode) {
     case 'PARSE':
-      return reply(
-        'invalid_request',
+      return invalidRequest(
         'The request body could not be parsed. Send JSON with "Content-Type: application/json".',
       );
     case 'NOT_FOUND':
-      return reply('not_found', 'There is no such route. GET /api/openapi lists every route.');
+      return reply({
+        code: 'not_found',
+        message: 'There is no such route. GET /api/openapi lists every route.',
+        retryable: false,
+      });
     case 'INVALID_COOKIE_SIGNATURE':
-      return reply('invalid_request', 'A cookie was tampered with or signed by another secret.');
+      return invalidRequest('A cookie was tampered with or signed by another secret.');
     default:
       return undefined;
   }
 }
 
 export function internalErrorReply(requestId: string | undefined): ErrorReply {
-  return reply(
-    'internal_error',
-    `Something went wrong on the server. It has been logged${requestId ? ` under request id ${requestId}` : ''}; try again, and report it if it keeps happening.`,
-  );
+  return reply(internalErrorBody(requestId));
 }
 
 /** What the root app's `onError` hook does. */

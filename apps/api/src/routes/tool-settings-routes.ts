@@ -1,9 +1,8 @@
 /**
- * The settings API (SPEC §8): `GET /api/settings/tools` and
+ * The settings API (docs/http-api.md#tool-settings): `GET /api/settings/tools` and
  * `PUT /api/settings/tools/:toolName`, for the signed-in user only.
  */
 import {
-  ErrorResponse,
   ToolNameParams,
   ToolSettingsDescriptor,
   ToolSettingsError,
@@ -14,6 +13,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Elysia } from 'elysia';
 import type { ToolSettingsService } from '../services/tools/tool-settings-service';
 import { currentUser } from './authentication';
+import { errorResponses } from './error-responses';
 
 const listResponseCheck = TypeCompiler.Compile(ToolSettingsListResponse);
 
@@ -45,7 +45,7 @@ export function createToolSettingsRoutes(service: ToolSettingsService) {
           headers: { 'content-type': 'application/json' },
         }),
       {
-        response: { 200: ToolSettingsListResponse, 401: ErrorResponse },
+        response: { 200: ToolSettingsListResponse, ...errorResponses(401) },
         detail: {
           summary: "Every tool with the signed-in user's effective settings",
           description:
@@ -64,9 +64,7 @@ export function createToolSettingsRoutes(service: ToolSettingsService) {
         parse: 'json',
         response: {
           200: ToolSettingsDescriptor,
-          400: ErrorResponse,
-          401: ErrorResponse,
-          404: ErrorResponse,
+          ...errorResponses(400, 401, 404),
           422: ToolSettingsError,
         },
         detail: {

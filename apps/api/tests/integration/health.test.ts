@@ -27,7 +27,11 @@ describeEachDatabase('GET /api/health over real HTTP', (kind, current) => {
     const response = await server.fetch('/api/nope', { user });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
-      error: { code: 'not_found', message: expect.stringContaining('/api/openapi') },
+      error: {
+        code: 'not_found',
+        message: expect.stringContaining('/api/openapi'),
+        retryable: false,
+      },
     });
   });
 });

@@ -1,26 +1,25 @@
 /**
- * The README's "Adding a tool" recipe must work as written: its example file is
- * copied into a throw-away built-in, imported in a separate Bun process next to
- * the real tool layer, and called through executeTool.
+ * The "Adding a tool" recipe (docs/adding-a-tool.md) must work as written: its
+ * example file is copied into a throw-away built-in, imported in a separate Bun
+ * process next to the real tool layer, and called through executeTool.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { docSection, REPO_ROOT } from '../support/markdown-docs';
 
-const repoRoot = resolve(import.meta.dir, '../../../..');
+const repoRoot = REPO_ROOT;
 const toolsDir = join(repoRoot, 'apps/api/src/services/tools');
 const scratch = mkdtempSync(join(tmpdir(), 'mango-readme-'));
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function readmeExample(): string {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Adding a tool'));
+  const section = docSection('docs/adding-a-tool.md', '## The example');
   const match = section.match(/```ts\n([\s\S]*?)```/);
-  if (!match?.[1]) throw new Error('README "Adding a tool" has no ts code block');
-  // The block is indented inside a list item.
-  return match[1].replace(/^ {3}/gm, '');
+  if (!match?.[1]) throw new Error('docs/adding-a-tool.md "The example" has no ts code block');
+  return match[1];
 }
 
 describe('README: Adding a tool', () => {

@@ -1,19 +1,21 @@
 /**
- * The README's chat section names files, events, error codes, limits,
- * variables and a script; this keeps each of them true.
+ * The chat pages (docs/chat-turns.md, the event table of docs/architecture.md)
+ * name files, events, error codes, limits, variables and a script; this keeps
+ * each of them true.
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ProviderErrorCode, TurnStreamEvent } from '@mango/shared';
 import { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../src/services/chat';
 import { loadProvidersConfig } from '../../src/services/providers/provider-config';
 import { PROVIDER_IDS } from '../../src/services/providers/provider-registry';
+import { docSection, flatten, REPO_ROOT, readDoc } from '../support/markdown-docs';
 
-const repoRoot = resolve(import.meta.dir, '../../../..');
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const start = readme.indexOf('## Chat turns and model providers');
-const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+const repoRoot = REPO_ROOT;
+const readme = readDoc('README.md');
+const section = readDoc('docs/chat-turns.md');
+const events = docSection('docs/architecture.md', '## The event vocabulary');
 
 const literals = (schema: {
   anyOf: { const?: string; properties?: { type: { const: string } } }[];
@@ -21,32 +23,31 @@ const literals = (schema: {
 
 describe('README: chat turns and model providers', () => {
   test('the section exists and every path it names exists', () => {
-    expect(start).toBeGreaterThan(0);
     const paths = [...section.matchAll(/`(apps\/[^`]+)`/g)].map((match) => match[1] as string);
     expect(paths.length).toBeGreaterThan(4);
     for (const path of paths) expect(existsSync(join(repoRoot, path))).toBe(true);
   });
 
   test('the event table lists exactly the event vocabulary', () => {
-    const table = [...section.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((match) => match[1]);
-    const events = table.filter(
+    const table = [...events.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((match) => match[1]);
+    const listed = table.filter(
       (name) => !(PROVIDER_IDS as readonly string[]).includes(name as string),
     );
-    expect(events.sort()).toEqual((literals(TurnStreamEvent as never) as string[]).sort());
+    expect(listed.sort()).toEqual((literals(TurnStreamEvent as never) as string[]).sort());
   });
 
   test('the error codes it lists are the contract’s', () => {
     const codes = literals(ProviderErrorCode as never) as string[];
-    const listed = section.slice(
-      section.indexOf('A provider failure'),
-      section.indexOf('Agent mode puts'),
-    );
-    for (const code of codes.filter((code) => code !== 'aborted'))
+    const listed = docSection('docs/chat-turns.md', '### When the provider fails');
+    const table = docSection('docs/errors.md', '## Provider error codes');
+    for (const code of codes) {
       expect(listed).toContain(`\`${code}\``);
+      expect(table).toContain(`| \`${code}\``);
+    }
   });
 
   test('the limits and the bench script are the code’s', () => {
-    expect(section).toContain(
+    expect(flatten(section)).toContain(
       `\`maxIterations\` (1–${MAX_ITERATIONS_LIMIT}, default ${DEFAULT_MAX_ITERATIONS})`,
     );
     const scripts = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts;

@@ -1,17 +1,22 @@
-/** Every `npm run <script>` the README names exists, and every path its Layout names is there. */
+/**
+ * Every `npm run <script>` the README and docs/ name exists, the README names
+ * the two commands, and every path its Layout names is there.
+ */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { listDocs, REPO_ROOT, readDoc } from '../support/markdown-docs';
 
-const repoRoot = resolve(import.meta.dir, '../../../..');
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const repoRoot = REPO_ROOT;
+const readme = readDoc('README.md');
 const scripts = Object.keys(
   (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: object }).scripts,
 );
 
 describe('README', () => {
-  test('every npm script it names is defined in package.json', () => {
-    const named = [...readme.matchAll(/npm run ([a-z][\w:-]*)/g)].map((match) => match[1]);
+  test('every npm script it and docs/ name is defined in package.json', () => {
+    const text = listDocs().map(readDoc).join('\n');
+    const named = [...text.matchAll(/npm run ([a-z][\w:-]*)/g)].map((match) => match[1]);
     expect(named.length).toBeGreaterThan(3);
     expect(named.filter((name) => !scripts.includes(name as string))).toEqual([]);
     expect(readme).toContain('npm install && npm start');

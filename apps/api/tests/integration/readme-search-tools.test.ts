@@ -1,10 +1,10 @@
 /**
- * The README's list_directory/glob/grep section states settings, limits and a
- * command; this keeps each of them true.
+ * The list_directory/glob/grep section of docs/tools/filesystem.md states
+ * settings, limits and a command; this keeps each of them true.
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { GLOB_TIME_BUDGET_MS } from '../../src/services/tools/builtin/glob';
 import { GREP_TIME_BUDGET_MS } from '../../src/services/tools/builtin/grep';
 import { WORKER_STOP_GRACE_MS } from '../../src/services/tools/builtin/grep/grep-worker-pool';
@@ -14,12 +14,11 @@ import {
 } from '../../src/services/tools/builtin/grep/match-lines';
 import { DEFAULT_WALK_LIMITS } from '../../src/services/tools/fs/walk-tree';
 import { getDefaultToolSettings, getTool } from '../../src/services/tools/index';
+import { docSection, flatten, REPO_ROOT } from '../support/markdown-docs';
 
-const repoRoot = resolve(import.meta.dir, '../../../..');
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const start = readme.indexOf('### list_directory, glob and grep');
-const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-const flat = section.replace(/\s+/g, ' ');
+const repoRoot = REPO_ROOT;
+const section = docSection('docs/tools/filesystem.md', '## list_directory, glob and grep');
+const flat = flatten(section);
 
 function defaults(name: string): Record<string, unknown> {
   const tool = getTool(name);
@@ -34,7 +33,6 @@ function descriptor(name: string, setting: string) {
 
 describe('README: list_directory, glob and grep', () => {
   test('the section exists and the files it names exist', () => {
-    expect(start).toBeGreaterThan(0);
     const named = [...section.matchAll(/`((?:apps|builtin|tests|bench)\/[\w/.-]+\.ts)`/g)].map(
       (match) => match[1] as string,
     );

@@ -1,18 +1,17 @@
+/** The curl walkthrough of docs/http-api.md, run as written against a freshly started server. */
 import { expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { docSection } from '../support/markdown-docs';
 import { startServerProcess } from '../support/server-process';
 
-const README = join(import.meta.dir, '../../../../README.md');
-const HEADING = '### From sign-up to a tool setting with curl';
+const DOC = 'docs/http-api.md';
+const HEADING = '## Walkthrough with curl';
 
 function readmeCurlBlock(): string {
-  const readme = readFileSync(README, 'utf8');
-  const start = readme.indexOf(HEADING);
-  expect(start).toBeGreaterThan(-1);
-  const block = readme.slice(start).match(/```sh\n([\s\S]*?)```/);
-  if (!block?.[1]) throw new Error(`No sh block under "${HEADING}" in the README.`);
+  const block = docSection(DOC, HEADING).match(/```sh\n([\s\S]*?)```/);
+  if (!block?.[1]) throw new Error(`No sh block under "${HEADING}" in ${DOC}.`);
   return block[1];
 }
 
@@ -36,6 +35,9 @@ test("the README's curl walk-through works against `npm start` with zero configu
       expect({ code, stderr, stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
       // Step 3 and the API-key call both listed the tools.
       expect(stdout.match(/"name":"get_current_datetime"/g)?.length).toBeGreaterThanOrEqual(2);
+      // The chat was created in agent mode, renamed, and listed through the API key.
+      expect(stdout).toContain('"mode":"agent"');
+      expect(stdout.match(/"title":"Project notes"/g)?.length).toBeGreaterThanOrEqual(2);
 
       const signIn = await fetch(`${server.url}/api/auth/sign-in/email`, {
         method: 'POST',
@@ -53,6 +55,11 @@ test("the README's curl walk-through works against `npm start` with zero configu
         enabled: false,
         parameters: { defaultTimezone: 'America/Sao_Paulo' },
       });
+      // Step 10 deleted it.
+      const chats = (await (
+        await fetch(`${server.url}/api/chats`, { headers: { cookie } })
+      ).json()) as { chats: unknown[] };
+      expect(chats.chats).toEqual([]);
     } finally {
       expect(await server.stop()).toBe(0);
     }

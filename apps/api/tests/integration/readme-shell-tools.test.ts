@@ -1,10 +1,10 @@
 /**
- * The README's shell tools section names files, constants, a script and system
- * packages; this keeps each of them true.
+ * The shell tools page (docs/tools/shell.md) names files, constants, a script
+ * and system packages; this keeps each of them true.
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   DEFAULT_DRAIN_MS,
   SHELL_RUN_MARKER_VARIABLE,
@@ -15,28 +15,27 @@ import {
   SHELL_MAX_OUTPUT_BYTES,
   SHELL_TIMEOUT_SECONDS,
 } from '../../src/services/tools/builtin/shell/shell-tool';
+import { flatten, REPO_ROOT, readDoc } from '../support/markdown-docs';
 
-const repoRoot = resolve(import.meta.dir, '../../../..');
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const start = readme.indexOf('## Shell tools');
-const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+const repoRoot = REPO_ROOT;
+const section = readDoc('docs/tools/shell.md');
+const flat = flatten(section);
 
 describe('README: shell tools', () => {
   test('the section exists and names the module that registers the tools', () => {
-    expect(start).toBeGreaterThan(0);
     const module = section.match(/`(apps\/api\/src\/services\/tools\/builtin\/shell\.ts)`/)?.[1];
     expect(module && existsSync(join(repoRoot, module))).toBe(true);
   });
 
   test('the numbers and names it states are the code’s', () => {
-    expect(section).toContain(
+    expect(flat).toContain(
       `\`timeoutSeconds\` (${SHELL_TIMEOUT_SECONDS.min}–${SHELL_TIMEOUT_SECONDS.max}, default ${SHELL_TIMEOUT_SECONDS.default})`,
     );
     expect(SHELL_MAX_OUTPUT_BYTES).toEqual({ min: 1024, max: 1024 * 1024, default: 100 * 1024 });
-    expect(section).toContain(`(\`${SHELL_RUN_MARKER_VARIABLE}\`)`);
-    expect(section).toContain(`at most ${DEFAULT_DRAIN_MS / 1000} s`);
+    expect(flat).toContain(`(\`${SHELL_RUN_MARKER_VARIABLE}\`)`);
+    expect(flat).toContain(`at most ${DEFAULT_DRAIN_MS / 1000} s`);
     expect(SHELL_CLEANUP_RESERVE_MS).toBe(1000);
-    expect(section).toContain('fires one second\n  earlier');
+    expect(flat).toContain('fires one second earlier');
     for (const fragment of SECRET_NAME_FRAGMENTS) expect(section).toContain(`\`${fragment}\``);
   });
 

@@ -1,5 +1,5 @@
 /**
- * SPEC §6, "path convention, both ways": every path grep and glob report,
+ * docs/tools/filesystem.md#paths-and-the-working-directory, "path convention, both ways": every path grep and glob report,
  * passed to read_file in the same chat, reaches the same file — with a bound
  * working directory, without one, under containment with the search root
  * below the working directory, through a link inside it, and outside it.

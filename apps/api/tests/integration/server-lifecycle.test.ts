@@ -3,6 +3,13 @@ import { createApp } from '../../src/app';
 import { createAuth } from '../../src/auth/create-auth';
 import { createLogger } from '../../src/logger';
 import { startServer } from '../../src/server';
+import { createMemoryRunningTurns } from '../../src/services/chat/running-turns';
+import { createProviderRegistry } from '../../src/services/providers/provider-registry';
+import {
+  createBuiltinToolSource,
+  createToolCatalog,
+  defaultToolRegistry,
+} from '../../src/services/tools';
 import { cookieFrom, TEST_AUTH_SECRET, TEST_PASSWORD } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-databases';
 import { waitUntil } from '../support/wait-until';
@@ -23,7 +30,14 @@ function buildServer(lines: string[]) {
   });
   const logger = createLogger({ write: (line) => lines.push(line) });
   const auth = createAuth({ database, secret: TEST_AUTH_SECRET, allowSignup: true });
-  const app = createApp({ database, auth, logger }).get('/slow', async () => {
+  const app = createApp({
+    database,
+    auth,
+    logger,
+    tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
+    providers: createProviderRegistry({}),
+    runningTurns: createMemoryRunningTurns(),
+  }).get('/slow', async () => {
     events.push('slow request started');
     await slowRequestMayFinish;
     events.push('slow request finished');

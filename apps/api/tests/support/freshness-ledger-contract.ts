@@ -1,5 +1,5 @@
 /**
- * The behaviour every FileFreshnessLedger store must have (SPEC §7.4), as one
+ * The behaviour every FileFreshnessLedger store must have (docs/tools/filesystem.md#the-freshness-ledger), as one
  * suite: the in-memory store runs it now, the database store runs the same.
  * `createLedger` returns a ledger for one chat; two calls with the same chat
  * id must see the same records, different chat ids must not.

@@ -2,10 +2,12 @@
  * Tools for the turn-loop scenarios (test support): registered into a fresh
  * registry per test, so nothing leaks into the default one.
  */
-import { createBuiltinToolset, type TurnToolset } from '../../src/services/chat/turn-toolset';
+import { createTurnToolset, type TurnToolset } from '../../src/services/chat/turn-toolset';
 import { ToolExecutionError } from '../../src/services/tools/errors';
 import { createMemoryFreshnessLedger } from '../../src/services/tools/freshness/memory-freshness-ledger';
 import { createToolRegistry, type ToolRegistry } from '../../src/services/tools/registry';
+import { createBuiltinToolSource } from '../../src/services/tools/sources/builtin-tool-source';
+import { createToolCatalog } from '../../src/services/tools/sources/tool-catalog';
 import type {
   JsonSchema,
   RegisteredTool,
@@ -151,19 +153,17 @@ export function createScenarioRegistry(): { registry: ToolRegistry; probe: Scena
 }
 
 /** The toolset of a scenario turn: the registry's tools in a chat-mode chat without a directory. */
-export function createScenarioToolset(
+export async function createScenarioToolset(
   registry: ToolRegistry,
   savedSettings: Record<string, StoredToolSettings> = {},
-): TurnToolset {
-  return createBuiltinToolset({
-    registry,
-    savedSettings,
-    context: {
-      userId: 'user-1',
-      chatId: 'chat-1',
-      mode: 'chat',
-      restrictToWorkingDirectory: false,
-      freshness: createMemoryFreshnessLedger(),
-    },
+): Promise<TurnToolset> {
+  const catalog = createToolCatalog([createBuiltinToolSource(registry)]);
+  const listing = await catalog.list({ userId: 'user-1', saved: savedSettings });
+  return createTurnToolset(listing, {
+    userId: 'user-1',
+    chatId: 'chat-1',
+    mode: 'chat',
+    restrictToWorkingDirectory: false,
+    freshness: createMemoryFreshnessLedger(),
   });
 }

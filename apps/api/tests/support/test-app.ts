@@ -3,14 +3,31 @@
  * on a test database, listening on a free loopback port, plus helpers to sign
  * users up and call routes as them.
  */
-import { type AppServices, createApp, createAppServices } from '../../src/app';
+import {
+  type AppDependencies,
+  type AppServices,
+  createApp,
+  createAppServices,
+} from '../../src/app';
 import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
 import { silentLogger } from '../../src/logger';
 import { type RunningServer, startServer } from '../../src/server';
-import type { RunningTurns } from '../../src/services/chat/running-turns';
-import type { ProviderRegistry } from '../../src/services/providers/provider-registry';
-import type { ToolRegistry } from '../../src/services/tools/registry';
+import {
+  createDatabaseRunningTurns,
+  type RunningTurns,
+} from '../../src/services/chat/running-turns';
+import {
+  createProviderRegistry,
+  type ProviderRegistry,
+} from '../../src/services/providers/provider-registry';
+import {
+  createBuiltinToolSource,
+  createToolCatalog,
+  defaultToolRegistry,
+  type ToolRegistry,
+  type ToolSource,
+} from '../../src/services/tools';
 
 export const TEST_AUTH_SECRET = 'test-secret-test-secret-test-secret-0123';
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -36,7 +53,13 @@ export interface TestApp {
 
 export interface TestAppOptions {
   allowSignup?: boolean;
+  /** The built-in tools offered (default: the server's built-ins). */
   toolRegistry?: ToolRegistry;
+  /** Tool sources offered after the built-ins (as MCP servers are). */
+  toolSources?: ToolSource[];
+  protectedPaths?: readonly string[];
+  /** The server's idle timeout for ordinary requests (production's by default). */
+  idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
   runningTurns?: RunningTurns;
   now?: () => number;
@@ -58,13 +81,19 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
   });
-  const deps = {
+  const deps: AppDependencies = {
     database,
     auth,
     logger: silentLogger,
-    ...(options.toolRegistry ? { toolRegistry: options.toolRegistry } : {}),
-    ...(options.providers ? { providers: options.providers } : {}),
-    ...(options.runningTurns ? { runningTurns: options.runningTurns } : {}),
+    tools: createToolCatalog([
+      createBuiltinToolSource(options.toolRegistry ?? defaultToolRegistry),
+      ...(options.toolSources ?? []),
+    ]),
+    providers: options.providers ?? createProviderRegistry({}),
+    runningTurns:
+      options.runningTurns ??
+      createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
+    ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const services = createAppServices(deps);
@@ -76,6 +105,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     logger: silentLogger,
     host: '127.0.0.1',
     port: 0,
+    ...(options.idleTimeoutSeconds ? { idleTimeoutSeconds: options.idleTimeoutSeconds } : {}),
   });
   const call: TestApp['fetch'] = (path, init = {}) => {
     const { user, ...rest } = init;

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 
-/** The capabilities inspector (SPEC §11): what a chat's next turn would offer its model. */
+/** The capabilities inspector (docs/http-api.md#the-capabilities-inspector): what a chat's next turn would offer its model. */
 
 export const CapabilityToolState = Type.Union(
   [Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('unavailable')],

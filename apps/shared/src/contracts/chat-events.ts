@@ -1,8 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ProviderMetadata } from './chat-parts';
+import { ErrorCode, ErrorDetails } from './errors';
 
 /**
- * The event vocabulary of a chat turn (SPEC §10.1, §10.3). Provider adapters
+ * The event vocabulary of a chat turn (docs/chat-turns.md#the-provider-contract, docs/chat-turns.md#what-is-stored-and-streamed). Provider adapters
  * emit the provider events; the turn loop forwards them and adds
  * `tool_result`, `iteration_limit` and `done`; the SSE stream of
  * `POST /api/chats/:id/turns` carries exactly these objects (`event:` is the
@@ -77,8 +78,9 @@ export const TurnCompletedEvent = Type.Object({
 export type TurnCompletedEvent = Static<typeof TurnCompletedEvent>;
 
 /**
- * Codes of a failed model call. Retryable ones may succeed if the same turn is
- * sent again later: `rate_limited` (429), `provider_unavailable` (5xx,
+ * The codes a provider adapter reports for a failed model call (a subset of
+ * the one `ErrorCode` vocabulary). Retryable ones may succeed if the same turn
+ * is sent again later: `rate_limited` (429), `provider_unavailable` (5xx,
  * overloaded), `provider_timeout`, `connection_failed`, `stream_interrupted`
  * (the stream ended before the provider said it was done), `invalid_chunk` (a
  * chunk that is not JSON or not the documented shape). Not retryable:
@@ -86,28 +88,38 @@ export type TurnCompletedEvent = Static<typeof TurnCompletedEvent>;
  * `provider_error` (anything else), `aborted` (the turn was cancelled), and
  * `internal_error` (this server failed, e.g. could not store the turn).
  */
-export const ProviderErrorCode = Type.Union([
-  Type.Literal('rate_limited'),
-  Type.Literal('provider_unavailable'),
-  Type.Literal('provider_timeout'),
-  Type.Literal('connection_failed'),
-  Type.Literal('stream_interrupted'),
-  Type.Literal('invalid_chunk'),
-  Type.Literal('authentication_failed'),
-  Type.Literal('invalid_request'),
-  Type.Literal('provider_error'),
-  Type.Literal('aborted'),
-  Type.Literal('internal_error'),
-]);
-export type ProviderErrorCode = Static<typeof ProviderErrorCode>;
+export const PROVIDER_ERROR_CODES = [
+  'rate_limited',
+  'provider_unavailable',
+  'provider_timeout',
+  'connection_failed',
+  'stream_interrupted',
+  'invalid_chunk',
+  'authentication_failed',
+  'invalid_request',
+  'provider_error',
+  'aborted',
+  'internal_error',
+] as const satisfies readonly ErrorCode[];
+export const ProviderErrorCode = Type.Unsafe<(typeof PROVIDER_ERROR_CODES)[number]>(
+  Type.Union(PROVIDER_ERROR_CODES.map((code) => Type.Literal(code))),
+);
+export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
 
+/**
+ * A turn failed: the model call (a provider error) or this server (an
+ * `internal_error`, whose message is generic and names the `requestId` to find
+ * in the log). The same fields as an HTTP error reply, flattened.
+ */
 export const ErrorEvent = Type.Object({
   type: Type.Literal('error'),
-  code: ProviderErrorCode,
+  code: ErrorCode,
   message: Type.String(),
   retryable: Type.Boolean(),
   /** The provider's HTTP status, when there was one. */
   status: Type.Optional(Type.Number()),
+  details: Type.Optional(ErrorDetails),
+  requestId: Type.Optional(Type.String()),
 });
 export type ErrorEvent = Static<typeof ErrorEvent>;
 
@@ -130,7 +142,7 @@ export const ToolResultEvent = Type.Object({
   name: Type.String(),
   content: Type.String(),
   isError: Type.Boolean(),
-  errorCode: Type.Optional(Type.String()),
+  errorCode: Type.Optional(ErrorCode),
   durationMs: Type.Number(),
 });
 export type ToolResultEvent = Static<typeof ToolResultEvent>;

@@ -1,7 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ErrorCode } from './errors';
 
 /**
- * Message parts (SPEC §10.3): what a stored message is made of, what the turn
+ * Message parts (docs/chat-turns.md#what-is-stored-and-streamed): what a stored message is made of, what the turn
  * loop hands to a provider adapter as history, and what the SSE stream and
  * `GET /api/chats/:id/messages` show. One vocabulary, one set of field names.
  */
@@ -55,7 +56,7 @@ export const ToolCallPart = Type.Object({
   arguments: Type.String(),
   status: ToolCallStatus,
   /** A tool error code (`validation_failed`, `timeout`, `aborted`, …) when the call failed. */
-  errorCode: Type.Optional(Type.String()),
+  errorCode: Type.Optional(ErrorCode),
   durationMs: Type.Number({ minimum: 0 }),
   providerMetadata: Type.Optional(ProviderMetadata),
 });

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MessagePart, MessageRole } from './chat-parts';
 
-/** Chats, their messages and turns (SPEC §15). */
+/** Chats, their messages and turns (docs/http-api.md#routes). */
 
 export const ChatMode = Type.Union([Type.Literal('chat'), Type.Literal('agent')], {
   description:

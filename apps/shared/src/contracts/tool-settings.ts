@@ -1,5 +1,5 @@
 /**
- * The settings API's contracts (SPEC §8): what `GET /api/settings/tools` returns
+ * The settings API's contracts (docs/http-api.md#tool-settings): what `GET /api/settings/tools` returns
  * and what `PUT /api/settings/tools/:toolName` accepts. The tool layer's
  * descriptor types are derived from these schemas too, so a settings form and
  * the validation behind it read the same shape.
@@ -68,6 +68,15 @@ export const ToolSettingsDescriptor = Type.Object(
     updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When the user last changed this tool, or null if never.',
     }),
+    source: Type.Union([Type.Literal('builtin'), Type.Literal('server')], {
+      description: 'builtin: one of the server’s own tools; server: a tool of an MCP server.',
+    }),
+    unavailableReason: Type.Optional(
+      Type.String({
+        description:
+          'Present when the tool cannot be offered to this user now, whatever its switch says, and why.',
+      }),
+    ),
   },
   { $id: 'ToolSettingsDescriptor' },
 );
@@ -98,14 +107,21 @@ export const UpdateToolSettingsBody = Type.Object(
 );
 export type UpdateToolSettingsBody = Static<typeof UpdateToolSettingsBody>;
 
-/** 422: a setting was refused (unknown name, wrong type, out of range, or disabling a tool that cannot be). */
+/**
+ * 422: a setting was refused (unknown name, wrong type, out of range, or
+ * disabling a tool that cannot be). An `ErrorResponse` whose code is
+ * `invalid_tool_settings`; `toolName` and `key` are also given beside the code
+ * (as the first version of the API answered them) and in `details`.
+ */
 export const ToolSettingsError = Type.Object(
   {
     error: Type.Object({
       code: Type.Literal('invalid_tool_settings'),
       message: Type.String({ description: 'Which setting, what was expected, what was given.' }),
+      retryable: Type.Literal(false),
       toolName: Type.String(),
       key: Type.String({ description: 'The refused setting; `enabled` for the on/off switch.' }),
+      details: Type.Object({ toolName: Type.String(), key: Type.String() }),
     }),
   },
   { $id: 'ToolSettingsError' },

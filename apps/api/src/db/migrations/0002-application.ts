@@ -1,6 +1,6 @@
 /**
  * The application's tables: per-user tool settings, chats and their messages,
- * the freshness ledger, MCP servers and generated images (SPEC §13). Every
+ * the freshness ledger, MCP servers and generated images (docs/operations.md#the-database). Every
  * row belongs to a user (directly or through its chat) and goes when the user
  * or chat goes.
  */

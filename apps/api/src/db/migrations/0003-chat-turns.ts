@@ -1,6 +1,6 @@
 /**
  * `chat_turns`: the turn running in each chat, so every API instance sharing
- * the database sees it (SPEC §13). One row per chat at most: the instance
+ * the database sees it (docs/operations.md#the-database). One row per chat at most: the instance
  * running the turn keeps `heartbeat_at` fresh and watches `cancel_requested`,
  * which any instance may set; a row whose heartbeat stopped (a crash) is stale.
  */

@@ -1,29 +1,63 @@
 /**
- * The capabilities inspector (SPEC §11, `GET /api/chats/:id/capabilities`):
- * the tools a chat's next turn would offer its model, built the same way the
- * turn builds them (`createTurnToolset`), each with its source and state, and
- * on request the exact tool fields the chat's provider would receive. MCP
- * servers are not built yet: the server list is empty and every tool is a
- * built-in.
+ * The capabilities inspector (docs/http-api.md#the-capabilities-inspector, `GET /api/chats/:id/capabilities`):
+ * the tools a chat's next turn would offer its model, from the very listing a
+ * turn makes (`listChatTools`), each with its source, state and reason; each
+ * tool source other than the built-ins with its health; and on request the
+ * exact tool fields the chat's provider would receive.
  */
-import type { CapabilityTool, ChatCapabilities, ChatCapabilitiesQuery } from '@mango/shared';
+import type {
+  CapabilityServer,
+  CapabilityTool,
+  ChatCapabilities,
+  ChatCapabilitiesQuery,
+} from '@mango/shared';
 import { ApiError } from '../../errors';
-import { ModelNameError } from '../providers/provider-registry';
-import { defaultToolRegistry } from '../tools/registry';
+import type { ProviderRegistry } from '../providers/provider-registry';
+import type { ToolCatalogListing } from '../tools/sources/tool-catalog';
+import type { SourcedTool } from '../tools/sources/tool-source';
 import type { ChatRepository } from './chat-repository';
 import { chatNotFound } from './chat-service';
-import { type ChatTurnServiceDeps, createTurnToolset, toConversation } from './chat-turn-service';
+import { type ChatToolsDeps, listChatTools } from './chat-tools';
+import { toConversation } from './chat-turn-service';
 
-export type ChatCapabilitiesDeps = Pick<
-  ChatTurnServiceDeps,
-  'providers' | 'loadSavedToolSettings' | 'createToolset' | 'toolRegistry' | 'createFreshnessLedger'
-> & { chats: ChatRepository };
+export interface ChatCapabilitiesDeps {
+  chats: ChatRepository;
+  providers: ProviderRegistry;
+  tools: ChatToolsDeps;
+}
 
-export const DISABLED_TOOL_REASON =
-  'Switched off for this user in Settings → Tools (PUT /api/settings/tools/:toolName).';
+function describeTool(listed: SourcedTool): CapabilityTool {
+  const { info } = listed.source;
+  return {
+    name: listed.tool.definition.name,
+    title: listed.tool.settings.title,
+    category: listed.tool.settings.category,
+    source: info.kind,
+    ...(info.kind === 'server' ? { server: info.id } : {}),
+    state: listed.state,
+    ...(listed.reason ? { reason: listed.reason } : {}),
+  };
+}
+
+/** Every source beside the built-ins, with whether this listing reached it. */
+function describeServers(deps: ChatToolsDeps, listing: ToolCatalogListing): CapabilityServer[] {
+  return deps.catalog.sources
+    .filter((source) => source.info.kind === 'server')
+    .map((source) => {
+      const problem = listing.problems.find(
+        (item) => item.sourceId === source.info.id && item.kind !== 'name_clash',
+      );
+      return {
+        id: source.info.id,
+        name: source.info.name,
+        state: problem ? 'error' : 'ready',
+        health: problem ? problem.kind : 'ok',
+        ...(problem ? { reason: problem.message } : {}),
+      };
+    });
+}
 
 export function createChatCapabilities(deps: ChatCapabilitiesDeps) {
-  const registry = deps.toolRegistry ?? defaultToolRegistry;
   return {
     async inspect(
       userId: string,
@@ -32,33 +66,13 @@ export function createChatCapabilities(deps: ChatCapabilitiesDeps) {
     ): Promise<ChatCapabilities> {
       const chat = await deps.chats.get(userId, chatId);
       if (!chat) throw chatNotFound(chatId);
-      const saved = await deps.loadSavedToolSettings(userId);
-      const toolset = createTurnToolset(deps, userId, chat, saved);
-      const offered = new Set(toolset.definitions.map((definition) => definition.name));
-      const tools: CapabilityTool[] = registry.list().map((tool) => {
-        const name = tool.definition.name;
-        const entry: CapabilityTool = {
-          name,
-          title: tool.settings.title,
-          category: tool.settings.category,
-          source: 'builtin',
-          state: offered.has(name) ? 'enabled' : 'disabled',
-        };
-        if (!offered.has(name)) entry.reason = DISABLED_TOOL_REASON;
-        return entry;
-      });
-      // A toolset may offer tools beyond the registry (another source): listed as enabled.
-      for (const definition of toolset.definitions) {
-        if (registry.has(definition.name)) continue;
-        tools.push({
-          name: definition.name,
-          title: definition.name,
-          category: 'other',
-          source: 'server',
-          state: 'enabled',
-        });
-      }
-      const result: ChatCapabilities = { chatId: chat.id, model: chat.model, tools, servers: [] };
+      const { listing, toolset } = await listChatTools(deps.tools, userId, chat);
+      const result: ChatCapabilities = {
+        chatId: chat.id,
+        model: chat.model,
+        tools: listing.tools.map(describeTool),
+        servers: describeServers(deps.tools, listing),
+      };
       if (query.include !== 'wire') return result;
 
       const modelName = query.model ?? chat.model;
@@ -69,14 +83,7 @@ export function createChatCapabilities(deps: ChatCapabilitiesDeps) {
           { details: { field: 'model' } },
         );
       }
-      let resolved: ReturnType<typeof deps.providers.resolveModel>;
-      try {
-        resolved = deps.providers.resolveModel(modelName);
-      } catch (error) {
-        if (error instanceof ModelNameError)
-          throw new ApiError('validation_failed', error.message, { details: { field: 'model' } });
-        throw error;
-      }
+      const resolved = deps.providers.resolveModel(modelName);
       const history = toConversation(await deps.chats.listMessages(chat.id));
       result.wire = {
         model: modelName,

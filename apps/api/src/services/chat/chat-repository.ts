@@ -1,5 +1,5 @@
 /**
- * `chats` and `messages` (SPEC §10.3, §13). Every chat query is scoped by its
+ * `chats` and `messages` (docs/chat-turns.md#what-is-stored-and-streamed, docs/operations.md#the-database). Every chat query is scoped by its
  * owner, so another user's chat id reads as absent. Messages are stored as
  * parts (JSON) and come back in the order they were written: each append gives
  * its messages strictly increasing timestamps after the chat's last one. A

@@ -1,11 +1,11 @@
 /**
- * Chats as the API offers them (SPEC §15): create, list, read, change and
+ * Chats as the API offers them (docs/http-api.md#routes): create, list, read, change and
  * delete the caller's own chats and read their messages. Another user's chat
  * answers exactly like a chat that does not exist (404).
  */
 import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/shared';
 import { ApiError } from '../../errors';
-import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
+import type { ProviderRegistry } from '../providers/provider-registry';
 import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
 import type { RunningTurns } from './running-turns';
 import { resolveWorkingDirectory } from './working-directory';
@@ -35,13 +35,8 @@ export function chatNotFound(chatId: string): ApiError {
 
 /** Refuses a model this server cannot run, when a chat is created or changed. */
 export function checkModelName(providers: ProviderRegistry, model: string): void {
-  try {
-    providers.resolveModel(model);
-  } catch (error) {
-    if (error instanceof ModelNameError)
-      throw new ApiError('validation_failed', error.message, { details: { field: 'model' } });
-    throw error;
-  }
+  // Throws `ModelNameError` (422 validation_failed, details.field "model").
+  providers.resolveModel(model);
 }
 
 /**
@@ -56,7 +51,7 @@ function withInterruptedCalls(messages: ChatMessage[]): ChatMessage[] {
           ...message,
           parts: message.parts.map((part) =>
             part.type === 'tool_call' && part.status === 'running'
-              ? { ...part, status: 'aborted', errorCode: 'aborted' }
+              ? { ...part, status: 'aborted' as const, errorCode: 'aborted' as const }
               : part,
           ),
         }

@@ -7,43 +7,30 @@
  * Checks happen in `prepare`, before any event is streamed, so they answer
  * with an HTTP status; `run` never throws: a failure becomes an `error` event.
  */
-import type { ConversationMessage, CreateTurnBody, TurnStreamEvent } from '@mango/shared';
-import { ApiError } from '../../errors';
+import type {
+  ConversationMessage,
+  CreateTurnBody,
+  ErrorEvent,
+  TurnStreamEvent,
+} from '@mango/shared';
+import { ApiError, internalErrorBody } from '../../errors';
 import type { Logger } from '../../logger';
-import { ModelNameError, type ProviderRegistry } from '../providers/provider-registry';
-import { providerErrorEvent } from '../providers/shared/provider-stream-error';
-import type { ToolRegistry } from '../tools/registry';
-import type { SavedToolSettingsByName } from '../tools/runtime';
-import type { FileFreshnessLedger } from '../tools/types';
+import type { ProviderRegistry } from '../providers/provider-registry';
 import type { ChatRecord, ChatRepository, StoredMessage } from './chat-repository';
 import { chatNotFound, DEFAULT_CHAT_TITLE } from './chat-service';
-import {
-  type ChatTurnResult,
-  resolveMaxIterations,
-  runChatTurn,
-  TurnOptionsError,
-} from './run-chat-turn';
+import { type ChatToolsDeps, listChatTools } from './chat-tools';
+import { type ChatTurnResult, resolveMaxIterations, runChatTurn } from './run-chat-turn';
 import type { RunningTurns } from './running-turns';
 import { buildSystemPrompt } from './system-prompt';
 import { createTurnMessageWriter } from './turn-message-writer';
-import { createBuiltinToolset, type TurnToolset } from './turn-toolset';
 import { answerUnansweredToolCalls } from './unanswered-tool-calls';
 
 export interface ChatTurnServiceDeps {
   chats: ChatRepository;
   providers: ProviderRegistry;
   running: RunningTurns;
-  /** A user's saved tool settings, by tool name. */
-  loadSavedToolSettings: (userId: string) => Promise<SavedToolSettingsByName>;
-  /** The chat's read-before-write ledger (the database one in production). */
-  createFreshnessLedger: (chatId: string) => FileFreshnessLedger;
-  toolRegistry?: ToolRegistry;
-  /** Replaces the built-in toolset (tests, or a toolset that adds MCP tools). */
-  createToolset?: (options: {
-    userId: string;
-    chat: ChatRecord;
-    saved: SavedToolSettingsByName;
-  }) => TurnToolset;
+  /** The tool sources and what a call needs (the ledger, the protected paths). */
+  tools: ChatToolsDeps;
   logger?: Logger;
 }
 
@@ -55,8 +42,18 @@ export interface PreparedTurn {
   cancel(): void;
 }
 
+export interface PrepareTurnOptions {
+  /** The request that starts the turn, named in the log and in an unexpected failure's event. */
+  requestId?: string;
+}
+
 export interface ChatTurnService {
-  prepare(userId: string, chatId: string, body: CreateTurnBody): Promise<PreparedTurn>;
+  prepare(
+    userId: string,
+    chatId: string,
+    body: CreateTurnBody,
+    options?: PrepareTurnOptions,
+  ): Promise<PreparedTurn>;
   /** Cancels the chat's running turn, on whichever instance runs it; false when none is running. */
   cancel(userId: string, chatId: string): Promise<boolean>;
 }
@@ -79,30 +76,6 @@ export function toConversation(messages: readonly StoredMessage[]): Conversation
   });
 }
 
-/** The tools a turn in `chat` offers and runs (the capabilities inspector shows the same). */
-export function createTurnToolset(
-  deps: Pick<ChatTurnServiceDeps, 'createToolset' | 'toolRegistry' | 'createFreshnessLedger'>,
-  userId: string,
-  chat: ChatRecord,
-  saved: SavedToolSettingsByName,
-): TurnToolset {
-  return (
-    deps.createToolset?.({ userId, chat, saved }) ??
-    createBuiltinToolset({
-      savedSettings: saved,
-      ...(deps.toolRegistry ? { registry: deps.toolRegistry } : {}),
-      context: {
-        userId,
-        chatId: chat.id,
-        mode: chat.mode,
-        ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
-        restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
-        freshness: deps.createFreshnessLedger(chat.id),
-      },
-    })
-  );
-}
-
 function titleFrom(content: string): string {
   const line = content.trim().split('\n')[0]?.trim() ?? '';
   return line.length > 80 ? `${line.slice(0, 77)}...` : line || DEFAULT_CHAT_TITLE;
@@ -112,7 +85,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
   const { chats, providers, running } = deps;
 
   return {
-    async prepare(userId, chatId, body) {
+    async prepare(userId, chatId, body, options = {}) {
       const chat = await chats.get(userId, chatId);
       if (!chat) throw chatNotFound(chatId);
       const modelName = body.model ?? chat.model;
@@ -122,16 +95,9 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           `Choose a model for this turn ("model": "provider:modelId") or set one on the chat. Offered providers: ${providers.offered().join(', ') || 'none configured'}.`,
           { details: { field: 'model' } },
         );
-      let resolved: ReturnType<ProviderRegistry['resolveModel']>;
-      let maxIterations: number;
-      try {
-        resolved = providers.resolveModel(modelName);
-        maxIterations = resolveMaxIterations(body.maxIterations);
-      } catch (error) {
-        if (error instanceof ModelNameError || error instanceof TurnOptionsError)
-          throw new ApiError('validation_failed', error.message);
-        throw error;
-      }
+      // Both throw 422 `validation_failed` errors naming the field.
+      const resolved = providers.resolveModel(modelName);
+      const maxIterations = resolveMaxIterations(body.maxIterations);
       const claim = await running.begin(chatId);
       if (!claim)
         throw new ApiError(
@@ -160,8 +126,12 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           await chats.appendMessages(chatId, [
             { role: 'user', parts: [{ type: 'text', text: body.content }] },
           ]);
-          const saved = await deps.loadSavedToolSettings(userId);
-          const toolset = createTurnToolset(deps, userId, chat, saved);
+          const { listing, toolset } = await listChatTools(deps.tools, userId, chat, claim.signal);
+          if (listing.problems.length > 0)
+            deps.logger?.warn('tool sources left out of a turn', {
+              chatId,
+              problems: listing.problems,
+            });
           const system = buildSystemPrompt({
             mode: chat.mode,
             workingDirectory: chat.workingDirectory,
@@ -184,20 +154,22 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
           await writer.save(result.messages);
           stored = true;
           const changes: Parameters<ChatRepository['update']>[2] = {};
-          if (body.model && body.model !== chat.model) changes.model = body.model;
+          // A turn's model becomes the chat's only once the provider has answered with it: a
+          // model the provider refuses (a typo, a retired model) must not break every later turn.
+          const providerAnswered = result.status !== 'error' || result.iterations > 1;
+          if (body.model && body.model !== chat.model && providerAnswered)
+            changes.model = body.model;
           if (chat.title === DEFAULT_CHAT_TITLE && earlier.length === 0)
             changes.title = titleFrom(body.content);
           if (Object.keys(changes).length > 0) await chats.update(userId, chatId, changes);
           if (done) onEvent(done);
         } catch (error) {
-          deps.logger?.error('chat turn failed', { chatId, error });
+          deps.logger?.error('chat turn failed', { chatId, requestId: options.requestId, error });
           // What the loop produced since its last checkpoint is stored if it can be; calls left
-          // open are answered by the next turn. The client learns the turn failed.
+          // open are answered by the next turn. The client learns the turn failed, and where
+          // to look: the stream says what HTTP would (a generic message and the request id).
           if (!stored) await writer.flush().catch(() => {});
-          const event = providerErrorEvent(
-            'internal_error',
-            `The server failed while running this turn (${error instanceof Error ? error.message : String(error)}). Send the message again.`,
-          );
+          const event: ErrorEvent = { type: 'error', ...internalErrorBody(options.requestId) };
           onEvent(event);
           onEvent({ type: 'done', status: 'error', iterations: result.iterations });
           result = { ...result, status: 'error', error: event };

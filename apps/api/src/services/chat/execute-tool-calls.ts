@@ -12,7 +12,8 @@ import type {
   ToolResultEvent,
   ToolResultPart,
 } from '@mango/shared';
-import { ToolAbortedError, ToolError, ToolExecutionError } from '../tools/errors';
+import type { AppError } from '../../errors';
+import { asToolError, ToolAbortedError } from '../tools/errors';
 import { createToolProgressForwarder } from './tool-call-progress';
 import {
   errorResultContent,
@@ -28,16 +29,10 @@ export interface ExecuteToolCallsOptions {
   now: () => number;
 }
 
-function asToolError(error: unknown, name: string): ToolError {
-  if (error instanceof ToolError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolExecutionError(`Tool "${name}" failed: ${message}`, { cause: error });
-}
-
 /** Records a call's outcome on its part and as a result part and event. */
 export function settleToolCall(
   call: ToolCallPart,
-  outcome: { content: string } | { error: { code: string; message: string } },
+  outcome: { content: string } | { error: AppError },
   durationMs: number,
   emit: (event: ToolResultEvent) => void,
 ): ToolResultPart {
@@ -96,7 +91,8 @@ async function runOne(
     // Closed before the result is emitted: no progress of this call may follow its result.
     progress.close();
   }
-  const elapsed = Math.max(0, now() - started);
+  // Whole milliseconds: sub-millisecond digits are noise to every reader of the figure.
+  const elapsed = Math.max(0, Math.round(now() - started));
   if ('value' in outcome) {
     const serialized = serializeToolResult(outcome.value);
     return serialized.ok

@@ -1,4 +1,5 @@
 /** The chat layer's public entry points: the turn loop, the toolset and the system prompt. */
+export { type ChatTools, type ChatToolsDeps, listChatTools } from './chat-tools';
 export {
   type ChatTurnResult,
   DEFAULT_MAX_ITERATIONS,
@@ -9,10 +10,4 @@ export {
   TurnOptionsError,
 } from './run-chat-turn';
 export { buildSystemPrompt, type SystemPromptOptions } from './system-prompt';
-export {
-  type BuiltinToolsetOptions,
-  createBuiltinToolset,
-  SEQUENTIAL_TOOLS,
-  type ToolCallRequest,
-  type TurnToolset,
-} from './turn-toolset';
+export { createTurnToolset, type ToolCallRequest, type TurnToolset } from './turn-toolset';

@@ -1,5 +1,5 @@
 /**
- * The turn loop (SPEC §10.2). Calls the model, runs the tool calls of each
+ * The turn loop (docs/chat-turns.md#the-loop). Calls the model, runs the tool calls of each
  * step and feeds the results back, until the model answers without calling a
  * tool. The decision to continue is "the step has tool calls", never the finish
  * reason. After `maxIterations` model calls that kept calling tools, the model
@@ -11,6 +11,7 @@
  * store the turn as it goes: once a step's model message is complete (before
  * its tools run) and once its results are in (before the next model call).
  */
+
 import type {
   ConversationMessage,
   ErrorEvent,
@@ -19,7 +20,9 @@ import type {
   TurnStatus,
   TurnStreamEvent,
 } from '@mango/shared';
+import { AppError } from '../../errors';
 import type { LanguageModelProvider } from '../providers/spec';
+import { ToolAbortedError } from '../tools/errors';
 import { executeToolCalls, settleToolCall } from './execute-tool-calls';
 import { streamModelStep } from './stream-model-step';
 import type { TurnToolset } from './turn-toolset';
@@ -58,11 +61,9 @@ export interface ChatTurnResult {
   error?: ErrorEvent;
 }
 
-export class TurnOptionsError extends Error {
-  readonly code = 'validation_failed' as const;
-  constructor(message: string) {
-    super(message);
-    this.name = 'TurnOptionsError';
+export class TurnOptionsError extends AppError {
+  constructor(message: string, field: string) {
+    super('validation_failed', message, { details: { field } });
   }
 }
 
@@ -71,12 +72,13 @@ export function resolveMaxIterations(value: number | undefined): number {
   if (!Number.isInteger(value) || value < 1 || value > MAX_ITERATIONS_LIMIT)
     throw new TurnOptionsError(
       `maxIterations must be a whole number from 1 to ${MAX_ITERATIONS_LIMIT}; got ${value}.`,
+      'maxIterations',
     );
   return value;
 }
 
 const notRun = (why: string) => ({
-  error: { code: 'aborted', message: `This call was not run: ${why}` },
+  error: new ToolAbortedError(`This call was not run: ${why}`),
 });
 
 export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurnResult> {

@@ -1,6 +1,6 @@
 /**
  * The turn running in each chat: at most one per chat, and cancellable from
- * any API instance (SPEC §13). A turn runs on the instance that received it;
+ * any API instance (docs/operations.md#the-database). A turn runs on the instance that received it;
  * the database store records it in `chat_turns`, where that instance keeps a
  * heartbeat and watches for a cancel request any instance may set, so a cancel
  * sent to another instance behind a load balancer still reaches it (within one

@@ -1,6 +1,6 @@
 /**
  * The system prompt of a turn. Agent mode announces the chat's working
- * directory and whether tools are confined to it (SPEC §6, §10.3); chat mode
+ * directory and whether tools are confined to it (docs/tools/filesystem.md#paths-and-the-working-directory, docs/chat-turns.md#what-is-stored-and-streamed); chat mode
  * says nothing about directories, because its tools do not use one.
  */
 import type { ChatMode } from '../tools/types';

@@ -2,8 +2,9 @@
  * Turning a tool call's outcome into what the model reads next: parsing the
  * arguments text (invalid JSON is refused with `validation_failed`, never
  * replaced), serialising results (something JSON cannot hold becomes an
- * `execution_failed` result), and error results as `{"error": {code, message}}`.
+ * `execution_failed` result), and error results as `{"error": {code, message, retryable, details?}}`.
  */
+import type { AppError } from '../../errors';
 import { ToolArgumentError, type ToolError, ToolExecutionError } from '../tools/errors';
 
 export type ParsedArguments = { ok: true; value: unknown } | { ok: false; error: ToolError };
@@ -45,6 +46,11 @@ export function serializeToolResult(value: unknown): SerializedResult {
   }
 }
 
-export function errorResultContent(error: { code: string; message: string }): string {
-  return JSON.stringify({ error: { code: error.code, message: error.message } });
+/**
+ * What the model reads after a failed call: the error's code, message,
+ * whether the same call may work if simply tried again, and its details
+ * (the argument that was refused, …).
+ */
+export function errorResultContent(error: AppError): string {
+  return JSON.stringify({ error: error.toJSON() });
 }

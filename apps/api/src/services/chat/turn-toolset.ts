@@ -1,16 +1,17 @@
 /**
  * What a turn may call: the definitions announced to the model and how a call
- * runs. The built-in toolset resolves a user's saved settings through
- * `getEnabledToolRuntime` and runs calls through `executeTool` (which checks
- * the tool is enabled, applies its settings and its time budget). Other
- * sources (MCP) can supply their own toolset or be merged into this one.
+ * runs, built from one catalog listing (every tool source merged). A call of
+ * a tool that is not in the listing, switched off or unavailable is refused
+ * with its code; the others run through their source inside the tool's time
+ * budget and the turn's cancel (`runWithToolBudget`).
  */
 
 import type { ToolDefinition } from '../providers/spec';
-import { executeTool } from '../tools/execute';
-import { defaultToolRegistry, type ToolRegistry } from '../tools/registry';
-import { getEnabledToolRuntime, type SavedToolSettingsByName } from '../tools/runtime';
-import type { StoredToolSettings, ToolCallContext, ToolProgressEvent } from '../tools/types';
+import { ToolUnavailableError, UnknownToolError } from '../tools/errors';
+import { runWithToolBudget, toolDisabledError } from '../tools/execute';
+import { getToolDefinition } from '../tools/settings-policy';
+import type { ToolCatalogListing } from '../tools/sources/tool-catalog';
+import type { ToolCallContext, ToolProgressEvent } from '../tools/types';
 
 export interface ToolCallRequest {
   toolCallId: string;
@@ -35,41 +36,38 @@ export interface TurnToolset {
   runsAlone?(name: string): boolean;
 }
 
-/** Tools that must not run concurrently with themselves (SPEC §10.2). */
-export const SEQUENTIAL_TOOLS: ReadonlySet<string> = new Set(['generate_image']);
-
-export interface BuiltinToolsetOptions {
-  savedSettings?: SavedToolSettingsByName;
-  /** Who runs the tools and where: everything `executeTool` needs except the cancel signal. */
-  context: Omit<ToolCallContext, 'signal'>;
-  registry?: ToolRegistry;
-}
-
-function lookup(saved: SavedToolSettingsByName, name: string): StoredToolSettings | undefined {
-  if (saved instanceof Map) return saved.get(name);
-  return Object.hasOwn(saved, name)
-    ? (saved as Record<string, StoredToolSettings | undefined>)[name]
-    : undefined;
-}
-
-export function createBuiltinToolset(options: BuiltinToolsetOptions): TurnToolset {
-  const registry = options.registry ?? defaultToolRegistry;
-  const saved = options.savedSettings ?? {};
-  const runtime = getEnabledToolRuntime(saved, registry);
+export function createTurnToolset(
+  listing: ToolCatalogListing,
+  /** Who runs the tools and where: everything a call needs except the cancel signal. */
+  context: Omit<ToolCallContext, 'signal'>,
+): TurnToolset {
+  const enabled = listing.tools.filter((listed) => listed.state === 'enabled');
   return {
-    definitions: runtime.definitions.map((definition) => ({
-      name: definition.name,
-      description: definition.description,
-      parameters: definition.parameters,
-    })),
-    execute: (call, signal, onProgress) =>
-      executeTool(
-        call.name,
-        call.args,
-        { ...options.context, signal, ...(onProgress ? { emit: onProgress } : {}) },
-        lookup(saved, call.name),
-        { registry },
-      ),
-    runsAlone: (name) => SEQUENTIAL_TOOLS.has(name),
+    definitions: enabled.map((listed) => {
+      const { name, description, parameters } = getToolDefinition(listed.tool, listed.settings);
+      return { name, description, parameters };
+    }),
+    async execute(call, signal, onProgress) {
+      const listed = listing.get(call.name);
+      if (!listed) {
+        const names = enabled.map((tool) => tool.tool.definition.name);
+        throw new UnknownToolError(
+          `There is no tool named "${call.name}". Available tools: ${names.length > 0 ? names.join(', ') : 'none'}.`,
+        );
+      }
+      if (listed.state === 'disabled') throw toolDisabledError(call.name);
+      if (listed.state === 'unavailable')
+        throw new ToolUnavailableError(
+          `Tool "${call.name}" cannot be used now: ${listed.reason ?? 'its source cannot serve it'}. Answer without it.`,
+          { details: { reason: listed.reason ?? null } },
+        );
+      return runWithToolBudget(
+        listed.tool,
+        listed.settings.parameters,
+        { ...context, signal, ...(onProgress ? { emit: onProgress } : {}) },
+        (toolContext) => listed.source.execute(listed, call.args, toolContext),
+      );
+    },
+    runsAlone: (name) => listing.get(name)?.tool.runsAlone === true,
   };
 }

@@ -11,6 +11,7 @@
  * a result for is answered in every request.
  */
 import type { MessagePart, ToolCallPart, ToolResultPart } from '@mango/shared';
+import { ToolAbortedError } from '../tools/errors';
 import type { ChatRepository, MessageChanges, StoredMessage } from './chat-repository';
 import { errorResultContent } from './tool-call-results';
 
@@ -22,7 +23,7 @@ function abortedResult(call: ToolCallPart): ToolResultPart {
     type: 'tool_result',
     toolCallId: call.toolCallId,
     name: call.name,
-    content: errorResultContent({ code: 'aborted', message: INTERRUPTED_CALL_MESSAGE }),
+    content: errorResultContent(new ToolAbortedError(INTERRUPTED_CALL_MESSAGE)),
     isError: true,
   };
 }
@@ -57,7 +58,7 @@ export function planUnansweredToolCallRepair(messages: readonly StoredMessage[])
       parts: message.parts.map(
         (part): MessagePart =>
           part.type === 'tool_call' && aborted.has(part)
-            ? { ...part, status: 'aborted', errorCode: 'aborted' }
+            ? { ...part, status: 'aborted' as const, errorCode: 'aborted' as const }
             : part,
       ),
     });

@@ -1,5 +1,5 @@
 /**
- * Checks the directory a chat binds (SPEC §6): absolute or `~`-relative, and
+ * Checks the directory a chat binds (docs/tools/filesystem.md#paths-and-the-working-directory): absolute or `~`-relative, and
  * an existing directory on this server. Stored resolved, so the agent prompt
  * and the tools see the same absolute path.
  */

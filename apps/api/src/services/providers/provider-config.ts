@@ -1,21 +1,18 @@
 /**
- * Which providers this server offers, from environment variables (SPEC §16).
+ * Which providers this server offers, from environment variables (README.md#configuration).
  * OpenAI, Anthropic and Gemini are offered when their API key is set (the base
  * URL is optional and points the official SDK elsewhere: a proxy, a test
  * server). The OpenAI-compatible adapter is offered when its base URL is set;
  * its key is optional, because local servers such as Ollama need none.
  */
+import { ConfigurationError } from '../../errors';
 import type { ProviderConnectionOptions } from './shared/provider-connection';
 import type { ProviderId } from './spec';
 
 export type ProvidersConfig = Partial<Record<ProviderId, ProviderConnectionOptions>>;
 
-export class ProviderConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProviderConfigError';
-  }
-}
+/** A provider's environment variables (key, base URL) are invalid. */
+export class ProviderConfigError extends ConfigurationError {}
 
 function readUrl(env: Record<string, string | undefined>, name: string): string | undefined {
   const raw = env[name]?.trim();

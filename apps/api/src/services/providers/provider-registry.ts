@@ -3,6 +3,7 @@
  * Models are named `provider:modelId` (`openai:gpt-5`,
  * `openai-compatible:llama3.1:8b`); only the first colon separates them.
  */
+import { AppError } from '../../errors';
 import { createAnthropicProvider } from './anthropic/anthropic-provider';
 import { createGeminiProvider } from './gemini/gemini-provider';
 import { createOpenAICompatibleProvider } from './openai-compatible/openai-compatible-provider';
@@ -28,11 +29,9 @@ export const DEFAULT_PROVIDER_FACTORIES: Record<ProviderId, ProviderFactory> = {
 };
 
 /** A model name that does not name an offered provider; answered with 422 `validation_failed`. */
-export class ModelNameError extends Error {
-  readonly code = 'validation_failed' as const;
+export class ModelNameError extends AppError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ModelNameError';
+    super('validation_failed', message, { details: { field: 'model' } });
   }
 }
 

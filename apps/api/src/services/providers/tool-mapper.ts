@@ -1,5 +1,5 @@
 /**
- * The tool mapper (SPEC §9): internal `ToolDefinition`s to each provider's wire
+ * The tool mapper (docs/tool-system.md#the-tool-mapper): internal `ToolDefinition`s to each provider's wire
  * format. Source schemas are plain JSON Schema; the OpenAI Responses strict
  * dialect (`openai-responses/strict-schema.ts`) and Gemini's schema subset
  * (`gemini/gemini-schema.ts`) live beside their providers and are applied here,

@@ -1,5 +1,5 @@
 /**
- * Tool-call argument parsing (SPEC §5). A tool's own source schema is the
+ * Tool-call argument parsing (docs/tool-system.md#tool-arguments). A tool's own source schema is the
  * contract: `parseToolArguments` checks a call's arguments against it and
  * returns them with `null`s removed, so a model that sends `null` (OpenAI
  * strict) and one that omits the key take the same path. Nothing is ever

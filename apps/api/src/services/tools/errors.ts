@@ -1,8 +1,10 @@
 /**
  * The tool layer's errors. Every failure a tool or the execution layer raises is a
  * `ToolError` with a stable `code`; the turn loop turns each one into an error
- * result the model can read and act on.
+ * result the model can read and act on. `ToolError` derives from the app's one
+ * base (`AppError`), narrowed to the codes a tool call can fail with.
  */
+import { AppError, type AppErrorOptions, type ErrorCode } from '../../errors';
 
 export const TOOL_ERROR_CODES = [
   'validation_failed',
@@ -13,34 +15,21 @@ export const TOOL_ERROR_CODES = [
   'timeout',
   'aborted',
   'tool_disabled',
+  'tool_unavailable',
   'unknown_tool',
   'execution_failed',
-] as const;
+] as const satisfies readonly ErrorCode[];
 
+/** The codes a tool call can fail with (a subset of the one `ErrorCode` vocabulary). */
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
-export interface ToolErrorOptions {
-  cause?: unknown;
-  retryable?: boolean;
-  details?: Record<string, unknown>;
-}
+export type ToolErrorOptions = AppErrorOptions;
 
-export class ToolError extends Error {
-  readonly code: ToolErrorCode;
-  /** True when the same call may succeed if simply tried again later. */
-  readonly retryable: boolean;
-  readonly details?: Record<string, unknown>;
+export class ToolError extends AppError {
+  declare readonly code: ToolErrorCode;
 
   constructor(code: ToolErrorCode, message: string, options: ToolErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-    if (options.details) this.details = options.details;
-  }
-
-  toJSON(): { code: ToolErrorCode; message: string; retryable: boolean } {
-    return { code: this.code, message: this.message, retryable: this.retryable };
+    super(code, message, options);
   }
 }
 
@@ -58,7 +47,7 @@ export class GrepPatternError extends ToolError {
   }
 }
 
-/** The path policy (SPEC §6) refused a path. */
+/** The path policy (docs/tools/filesystem.md#paths-and-the-working-directory) refused a path. */
 export class PermissionDeniedError extends ToolError {
   constructor(message: string, options: ToolErrorOptions = {}) {
     super('permission_denied', message, options);
@@ -107,6 +96,13 @@ export class ToolDisabledError extends ToolError {
   }
 }
 
+/** The tool exists, but its source cannot serve it now (the reason is in the message and `details.reason`). */
+export class ToolUnavailableError extends ToolError {
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super('tool_unavailable', message, options);
+  }
+}
+
 export class UnknownToolError extends ToolError {
   constructor(message: string, options: ToolErrorOptions = {}) {
     super('unknown_tool', message, options);
@@ -124,16 +120,24 @@ export class ToolExecutionError extends ToolError {
  * out of range or not one of the allowed options. The settings API answers it
  * with 422 `ToolSettingsError`.
  */
-export class ToolParameterError extends Error {
-  readonly code = 'invalid_tool_settings' as const;
+export class ToolParameterError extends AppError {
+  declare readonly code: 'invalid_tool_settings';
   /** The setting that was refused (`enabled` for the on/off switch). */
   readonly key: string;
 
-  constructor(key: string, message: string) {
-    super(message);
-    this.name = 'ToolParameterError';
+  constructor(key: string, message: string, options: { toolName?: string } = {}) {
+    super('invalid_tool_settings', message, {
+      details: { ...(options.toolName ? { toolName: options.toolName } : {}), key },
+    });
     this.key = key;
   }
+}
+
+/** A failure of a tool's run as the model sees it: anything that is not a `ToolError` is `execution_failed`. */
+export function asToolError(error: unknown, toolName: string): ToolError {
+  if (error instanceof ToolError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolExecutionError(`Tool "${toolName}" failed: ${message}`, { cause: error });
 }
 
 export function isToolError(value: unknown): value is ToolError {

@@ -1,14 +1,16 @@
 /**
- * The execution layer: looks a tool up, checks it is enabled for the user,
- * resolves its settings safely, and runs the executor against its time budget.
+ * The execution layer: the time budget and cancel race every tool call runs
+ * in (`runWithToolBudget`, used by every tool source), and `executeTool`, which
+ * looks a registered tool up, checks it is enabled for the user, resolves its
+ * settings safely and runs it in that race.
  * The executor's signal fires on the budget (reason `ToolTimeoutError`) or on the
  * parent's cancel (reason `ToolAbortedError`); the two are never confused.
  */
 import {
+  asToolError,
   ToolAbortedError,
   ToolDisabledError,
   ToolError,
-  ToolExecutionError,
   ToolTimeoutError,
   UnknownToolError,
 } from './errors';
@@ -18,7 +20,7 @@ import {
   clampNumberSetting,
   getSafeEffectiveToolSettings,
 } from './settings-policy';
-import type { RegisteredTool, StoredToolSettings, ToolCallContext } from './types';
+import type { RegisteredTool, StoredToolSettings, ToolCallContext, ToolContext } from './types';
 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
 
@@ -57,42 +59,26 @@ function abortedBy(signal: AbortSignal | undefined, toolName: string): ToolAbort
   });
 }
 
-function asToolError(error: unknown, toolName: string): ToolError {
-  if (error instanceof ToolError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolExecutionError(`Tool "${toolName}" failed: ${message}`, { cause: error });
-}
-
 /**
- * Runs one tool call. Resolves to the tool's result; rejects with a `ToolError`:
- * `unknown_tool`, `tool_disabled`, `timeout`, `aborted`, or whatever the tool
- * raised (anything that is not a `ToolError` becomes `execution_failed`).
+ * Runs one call of `tool` against its time budget and the parent's cancel:
+ * the run's signal fires on the budget (reason `ToolTimeoutError`) or on the
+ * parent's cancel (reason `ToolAbortedError`), and the promise rejects with
+ * that reason at once, whatever the run does with the signal. A result or
+ * failure that arrives later is dropped; anything thrown that is not a
+ * `ToolError` becomes `execution_failed`. Every tool source runs its calls
+ * through this, so the budget and the cancel mean the same for all of them.
  */
-export async function executeTool(
-  name: string,
-  args: unknown,
+export async function runWithToolBudget(
+  tool: RegisteredTool,
+  parameters: Record<string, unknown>,
   context: ToolCallContext,
-  savedSettings?: StoredToolSettings | null,
-  options: ExecuteToolOptions = {},
+  run: (context: ToolContext) => Promise<unknown>,
 ): Promise<unknown> {
-  const registry = options.registry ?? defaultToolRegistry;
-  const tool = registry.get(name);
-  if (!tool) {
-    const available = registry.list().map((item) => item.definition.name);
-    throw new UnknownToolError(
-      `There is no tool named "${name}". Available tools: ${available.length > 0 ? available.join(', ') : 'none'}.`,
-    );
-  }
-  const settings = getSafeEffectiveToolSettings(tool, savedSettings);
-  if (!settings.enabled) {
-    throw new ToolDisabledError(
-      `Tool "${name}" is disabled for this user. Answer without it, or ask the user to enable it in Settings → Tools.`,
-    );
-  }
+  const name = tool.definition.name;
   const parent = context.signal;
   if (parent?.aborted) throw abortedBy(parent, name);
 
-  const timeoutMs = getToolTimeoutMs(tool, settings.parameters);
+  const timeoutMs = getToolTimeoutMs(tool, parameters);
   const controller = new AbortController();
   let rejectRace: (error: ToolError) => void = () => {};
   const race = new Promise<never>((_, reject) => {
@@ -117,12 +103,12 @@ export async function executeTool(
 
   try {
     const { signal: _parentSignal, ...rest } = context;
-    const run = Promise.resolve().then(() =>
-      tool.execute(args, { ...rest, parameters: settings.parameters, signal: controller.signal }),
+    const running = Promise.resolve().then(() =>
+      run({ ...rest, parameters, signal: controller.signal }),
     );
     // A result or failure that arrives after the budget or the cancel is dropped.
-    run.catch(() => {});
-    return await Promise.race([run, race]);
+    running.catch(() => {});
+    return await Promise.race([running, race]);
   } catch (error) {
     if (controller.signal.aborted && controller.signal.reason instanceof ToolError)
       throw controller.signal.reason;
@@ -131,4 +117,38 @@ export async function executeTool(
     clearTimeout(timer);
     parent?.removeEventListener('abort', onParentAbort);
   }
+}
+
+/**
+ * Runs one call of a registered tool (docs/tool-system.md#core-types's entry point). Resolves to the
+ * tool's result; rejects with a `ToolError`: `unknown_tool`, `tool_disabled`,
+ * `timeout`, `aborted`, or whatever the tool raised (anything that is not a
+ * `ToolError` becomes `execution_failed`).
+ */
+export async function executeTool(
+  name: string,
+  args: unknown,
+  context: ToolCallContext,
+  savedSettings?: StoredToolSettings | null,
+  options: ExecuteToolOptions = {},
+): Promise<unknown> {
+  const registry = options.registry ?? defaultToolRegistry;
+  const tool = registry.get(name);
+  if (!tool) {
+    const available = registry.list().map((item) => item.definition.name);
+    throw new UnknownToolError(
+      `There is no tool named "${name}". Available tools: ${available.length > 0 ? available.join(', ') : 'none'}.`,
+    );
+  }
+  const settings = getSafeEffectiveToolSettings(tool, savedSettings);
+  if (!settings.enabled) throw toolDisabledError(name);
+  return runWithToolBudget(tool, settings.parameters, context, (toolContext) =>
+    tool.execute(args, toolContext),
+  );
+}
+
+export function toolDisabledError(name: string): ToolDisabledError {
+  return new ToolDisabledError(
+    `Tool "${name}" is disabled for this user. Answer without it, or ask the user to enable it in Settings → Tools.`,
+  );
 }

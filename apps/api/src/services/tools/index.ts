@@ -1,5 +1,5 @@
 /**
- * The tool layer's public entry points (SPEC §2). Importing this module
+ * The tool layer's public entry points (docs/tool-system.md#core-types). Importing this module
  * registers every built-in tool into the default registry.
  */
 import './builtin/get-current-datetime';
@@ -11,6 +11,7 @@ import './builtin/shell';
 import './builtin/write-file';
 import './builtin/edit-file';
 
+export { createKeyedMutex } from '../../keyed-mutex';
 export { parseToolArguments, requireNonBlank } from './arg-parsing';
 export {
   buildShellTool,
@@ -19,9 +20,14 @@ export {
   type ShellCommandResult,
 } from './builtin/shell';
 export * from './errors';
-export { DEFAULT_TOOL_TIMEOUT_SECONDS, executeTool, getToolTimeoutMs } from './execute';
+export {
+  DEFAULT_TOOL_TIMEOUT_SECONDS,
+  executeTool,
+  getToolTimeoutMs,
+  runWithToolBudget,
+} from './execute';
 export { createDatabaseFreshnessLedger } from './freshness/database-freshness-ledger';
-export { createKeyedMutex, createMemoryFreshnessLedger } from './freshness/memory-freshness-ledger';
+export { createMemoryFreshnessLedger } from './freshness/memory-freshness-ledger';
 export {
   createToolRegistry,
   defaultToolRegistry,
@@ -35,6 +41,7 @@ export {
 export {
   type EnabledToolRuntime,
   getEnabledToolRuntime,
+  lookupSavedSettings,
   type SavedToolSettingsByName,
 } from './runtime';
 export {
@@ -51,6 +58,24 @@ export {
   mergeToolSettings,
   normalizeToolParameters,
 } from './settings-policy';
+export { BUILTIN_SOURCE_INFO, createBuiltinToolSource } from './sources/builtin-tool-source';
+export {
+  createToolCatalog,
+  DEFAULT_SOURCE_BUDGET_MS,
+  type ToolCatalog,
+  type ToolCatalogListing,
+  type ToolCatalogProblem,
+  type ToolCatalogRequest,
+} from './sources/tool-catalog';
+export {
+  DISABLED_TOOL_REASON,
+  describeSourcedTool,
+  type SourcedTool,
+  type ToolListingRequest,
+  type ToolSource,
+  type ToolSourceInfo,
+  type ToolState,
+} from './sources/tool-source';
 export {
   createToolSettingsRepository,
   type ToolSettingsRepository,

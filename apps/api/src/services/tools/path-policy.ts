@@ -1,5 +1,5 @@
 /**
- * The path policy (SPEC §6): the one place where every filesystem tool turns a
+ * The path policy (docs/tools/filesystem.md#paths-and-the-working-directory): the one place where every filesystem tool turns a
  * path argument into a checked location. `~` expansion, resolution against the
  * chat's working directory, allowed/denied paths and agent-mode containment,
  * every check made on the real (symlink-resolved) path.
@@ -15,7 +15,7 @@ import type { ToolContext } from './types';
 
 export type PathPolicyContext = Pick<
   ToolContext,
-  'mode' | 'workingDirectory' | 'restrictToWorkingDirectory' | 'parameters'
+  'mode' | 'workingDirectory' | 'restrictToWorkingDirectory' | 'parameters' | 'protectedPaths'
 >;
 
 export interface ResolvedPath {
@@ -134,30 +134,39 @@ interface ResolvedEntry {
 interface PolicyRules {
   allowed: ResolvedEntry[];
   denied: ResolvedEntry[];
+  /** The server's own paths (`ToolContext.protectedPaths`). */
+  serverOwned: ResolvedEntry[];
   /** The working directory and its real path when containment is active. */
   containment?: { absolutePath: string; realPath: string };
 }
 
 /**
  * Paths the server itself owns (its data directory: the database, the auth
- * secret, stored images). No tool reads, lists, searches or writes them, in any
- * mode and whatever the user's settings say: a model must not be able to read
- * password hashes or rewrite the database under the server.
+ * secret, stored images), given to every tool call as `protectedPaths`. No
+ * tool reads, lists, searches or writes them, in any mode and whatever the
+ * user's settings say: a model must not be able to read password hashes or
+ * rewrite the database under the server. Resolved once per list (the
+ * composition root hands every call the same one).
  */
-let serverProtectedEntries: ResolvedEntry[] = [];
+const protectedEntriesCache = new WeakMap<readonly string[], ResolvedEntry[]>();
 
-/** Replaces the set of server-owned paths (called once at start-up with the data directory). */
-export function protectServerPaths(paths: readonly string[]): void {
-  serverProtectedEntries = paths.map((configured) => {
-    const absolutePath = path.resolve(configured);
-    let realPath = absolutePath;
-    try {
-      realPath = realpathSync(absolutePath);
-    } catch {
-      // not created yet: protect the lexical location
-    }
-    return { configured, absolutePath, realPath };
-  });
+function protectedEntries(paths: readonly string[] | undefined): ResolvedEntry[] {
+  if (!paths || paths.length === 0) return [];
+  let entries = protectedEntriesCache.get(paths);
+  if (!entries) {
+    entries = paths.map((configured) => {
+      const absolutePath = path.resolve(configured);
+      let realPath = absolutePath;
+      try {
+        realPath = realpathSync(absolutePath);
+      } catch {
+        // not created yet: protect the lexical location
+      }
+      return { configured, absolutePath, realPath };
+    });
+    protectedEntriesCache.set(paths, entries);
+  }
+  return entries;
 }
 
 /**
@@ -192,7 +201,11 @@ async function loadRules(context: PathPolicyContext): Promise<PolicyRules> {
     resolveEntries(context.parameters?.allowedPaths, context),
     resolveEntries(context.parameters?.deniedPaths, context),
   ]);
-  const rules: PolicyRules = { allowed, denied };
+  const rules: PolicyRules = {
+    allowed,
+    denied,
+    serverOwned: protectedEntries(context.protectedPaths),
+  };
   if (isContainmentActive(context)) {
     const directory = getEffectiveWorkingDirectory(context) as string;
     let realDirectory = directory;
@@ -224,7 +237,7 @@ function judge(rules: PolicyRules, realPath: string, absolutePath?: string): Ver
   if (rules.containment && !isPathInside(rules.containment.realPath, realPath)) {
     return { rule: 'containment' };
   }
-  const serverOwned = serverProtectedEntries.find(
+  const serverOwned = rules.serverOwned.find(
     (entry) =>
       isPathInside(entry.realPath, realPath) ||
       (absolutePath !== undefined && isPathInside(entry.absolutePath, absolutePath)),
@@ -273,7 +286,7 @@ function refusal(
 }
 
 /**
- * Resolves a path argument and applies the policy, in SPEC §6 order: expand
+ * Resolves a path argument and applies the policy, in docs/tools/filesystem.md#paths-and-the-working-directory order: expand
  * `~`; resolve relative paths against the working directory (refused before any
  * disk access when there is none); allowed paths; denied paths (deny wins);
  * containment. Throws `ToolArgumentError` for malformed paths and
@@ -336,7 +349,7 @@ export async function createPathFilter(context: PathPolicyContext): Promise<Path
   const allowed = prefixes(rules.allowed);
   const denied = prefixes(rules.denied);
   const contained = rules.containment ? directoryPrefix(rules.containment.realPath) : undefined;
-  const serverOwned = prefixes(serverProtectedEntries);
+  const serverOwned = prefixes(rules.serverOwned);
   const inside = (prefix: string, candidate: string) =>
     candidate.startsWith(prefix) || `${candidate}${path.sep}` === prefix;
   const filter = (realPath: string) => {
@@ -391,7 +404,7 @@ function realDirectoryOf(directory: string): string | undefined {
 }
 
 /**
- * Result-path re-anchoring (SPEC §6, "both ways"): relative to the effective
+ * Result-path re-anchoring (docs/tools/filesystem.md#paths-and-the-working-directory, "both ways"): relative to the effective
  * working directory when one is bound and the path lies inside it (or inside
  * its real location, when the directory is reached through a symlink);
  * absolute otherwise. The working directory itself is reported as ".".

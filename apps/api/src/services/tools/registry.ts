@@ -5,7 +5,7 @@
  * a duplicate or provider-invalid name, a definition that is not an object
  * schema, and default settings that the tool's own descriptors would reject.
  */
-
+import { AppError } from '../../errors';
 import { isPlainObject } from '../../is-plain-object';
 import { ToolParameterError } from './errors';
 import { getDefaultToolSettings, normalizeToolParameters } from './settings-policy';
@@ -14,10 +14,10 @@ import type { RegisteredTool } from './types';
 /** What every provider accepts as a function name (OpenAI's rule is the narrowest). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-export class ToolRegistrationError extends Error {
+/** A tool that cannot be offered as written (a defect found when it registers). */
+export class ToolRegistrationError extends AppError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ToolRegistrationError';
+    super('invalid_configuration', message);
   }
 }
 

@@ -3,7 +3,7 @@
  * definitions (for the provider) and the effective settings of each tool.
  * The persistence layer loads the rows; this module only merges them.
  */
-import { defaultToolRegistry, type ToolRegistry } from './registry';
+import type { ToolRegistry } from './registry';
 import { getSafeEffectiveToolSettings, getToolDefinition } from './settings-policy';
 import type {
   EffectiveToolSettings,
@@ -25,16 +25,22 @@ export type SavedToolSettingsByName =
   | ReadonlyMap<string, StoredToolSettings>
   | Readonly<Record<string, StoredToolSettings | undefined>>;
 
+/** One tool's saved settings from either form of `SavedToolSettingsByName`. */
+export function lookupSavedSettings(
+  saved: SavedToolSettingsByName,
+  name: string,
+): StoredToolSettings | undefined {
+  if (saved instanceof Map) return saved.get(name);
+  return Object.hasOwn(saved, name)
+    ? (saved as Record<string, StoredToolSettings | undefined>)[name]
+    : undefined;
+}
+
 export function getEnabledToolRuntime(
-  savedSettings: SavedToolSettingsByName = {},
-  registry: ToolRegistry = defaultToolRegistry,
+  savedSettings: SavedToolSettingsByName,
+  registry: ToolRegistry,
 ): EnabledToolRuntime {
-  const lookup = (name: string): StoredToolSettings | undefined =>
-    savedSettings instanceof Map
-      ? savedSettings.get(name)
-      : Object.hasOwn(savedSettings, name)
-        ? (savedSettings as Record<string, StoredToolSettings | undefined>)[name]
-        : undefined;
+  const lookup = (name: string) => lookupSavedSettings(savedSettings, name);
   const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };
   for (const tool of registry.list()) {
     const effective = getSafeEffectiveToolSettings(tool, lookup(tool.definition.name));

@@ -1,5 +1,5 @@
 /**
- * The settings policy (SPEC §4): pure functions that turn a tool's metadata, a
+ * The settings policy (docs/tool-system.md#settings-policy): pure functions that turn a tool's metadata, a
  * user's stored row and a requested update into effective settings. Requests are
  * validated strictly (`ToolParameterError`); stored values are coerced, never
  * rejected, because there is nobody to hand an error to when a turn reads them.
@@ -24,7 +24,7 @@ import type {
   ToolSettingsUpdate,
 } from './types';
 
-// The stored-value readers are documented with the policy (SPEC §4), and the
+// The stored-value readers are documented with the policy (docs/tool-system.md#settings-policy), and the
 // README's tool recipe imports them from here; they live in their own module.
 export {
   clampIntegerSetting,

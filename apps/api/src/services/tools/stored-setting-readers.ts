@@ -1,5 +1,5 @@
 /**
- * Readers for stored setting values (SPEC §4): each coerces what the database
+ * Readers for stored setting values (docs/tool-system.md#settings-policy): each coerces what the database
  * holds into the type a tool expects — clamped into range, or the fallback —
  * and never throws, because there is no model turn to hand an error to when a
  * stored row is read. Requests are validated strictly elsewhere

@@ -1,5 +1,5 @@
 /**
- * `user_tool_settings` (SPEC §1, §13): each user's saved settings per tool.
+ * `user_tool_settings` (docs/architecture.md#layers, docs/operations.md#the-database): each user's saved settings per tool.
  * Rows hold only what the user changed; the settings policy merges them over
  * the defaults when they are read. A change is written by one upsert
  * statement that merges the new settings into the stored ones inside the

@@ -1,30 +1,36 @@
 /**
- * Tool settings per user (SPEC §1, §4, §8): the registry says which tools
- * exist, the settings policy merges and validates, the repository stores what
- * the user changed. Reads never fail on a bad stored row (it is coerced to
- * defaults, keeping the user's on/off choice); changes are validated strictly.
+ * Tool settings per user (docs/architecture.md#layers, docs/tool-system.md#settings-policy, docs/http-api.md#tool-settings): the tool catalog (every tool
+ * source, merged) says which tools exist, the settings policy merges and
+ * validates, the repository stores what the user changed. Reads never
+ * fail on a bad stored row (it is coerced to defaults, keeping the user's
+ * on/off choice); changes are validated strictly.
  */
 import type { ToolSettingsDescriptor } from '@mango/shared';
 import type { ChangeFeed } from '../../db/change-feed';
 import { createFeedBackedCache } from '../../db/feed-backed-cache';
 import { ApiError } from '../../errors';
 import { ToolParameterError, UnknownToolError } from './errors';
-import type { ToolRegistry } from './registry';
-import { type EnabledToolRuntime, getEnabledToolRuntime } from './runtime';
-import { getSafeEffectiveToolSettings, mergeToolSettings } from './settings-policy';
+import type { EnabledToolRuntime } from './runtime';
+import {
+  getSafeEffectiveToolSettings,
+  getToolDefinition,
+  mergeToolSettings,
+} from './settings-policy';
+import type { ToolCatalog, ToolCatalogListing } from './sources/tool-catalog';
+import type { SourcedTool } from './sources/tool-source';
 import type { ToolSettingsRepository, ToolSettingsRow } from './tool-settings-repository';
-import type { RegisteredTool, StoredToolSettings, ToolSettingsUpdate } from './types';
+import type { StoredToolSettings, ToolSettingsUpdate } from './types';
 
 export interface ToolSettingsService {
   /**
-   * Every registered tool with this user's effective settings, in registration
-   * order. While the user's rows are unchanged the same (shared, read-only)
+   * Every tool of every source with this user's effective settings, in the
+   * catalog's order. While the user's rows are unchanged the same (shared, read-only)
    * array comes back, so callers can memoise what they derive from it.
    */
   listToolSettings(userId: string): Promise<readonly ToolSettingsDescriptor[]>;
   /**
    * Validates and saves a change. Throws `UnknownToolError` (404) for a tool
-   * that is not registered and an `invalid_tool_settings` ApiError (422) for a
+   * no source offers and an `invalid_tool_settings` ApiError (422) for a
    * refused setting.
    */
   updateToolSettings(
@@ -39,7 +45,7 @@ export interface ToolSettingsService {
 }
 
 export interface ToolSettingsServiceDependencies {
-  registry: ToolRegistry;
+  catalog: ToolCatalog;
   repository: ToolSettingsRepository;
   /** Change signals between instances; without it every list reads the database. */
   changes?: ChangeFeed;
@@ -49,9 +55,10 @@ export interface ToolSettingsServiceDependencies {
 export const TOOL_SETTINGS_CHANNEL = 'user_tool_settings';
 
 function describeTool(
-  tool: RegisteredTool,
+  listed: SourcedTool,
   row: ToolSettingsRow | undefined,
 ): ToolSettingsDescriptor {
+  const { tool } = listed;
   const effective = getSafeEffectiveToolSettings(tool, row);
   const { settings } = tool;
   return {
@@ -66,8 +73,22 @@ function describeTool(
     defaultParameters: settings.defaultParameters,
     parameterDescriptors: settings.parameterDescriptors,
     updatedAt: row?.updatedAt ?? null,
+    source: listed.source.info.kind,
+    ...(listed.state === 'unavailable' && listed.reason
+      ? { unavailableReason: listed.reason }
+      : {}),
   };
 }
+
+/** Identifies the tools a listing offers: equal keys, equal tool metadata. */
+function catalogKeyOf(listing: ToolCatalogListing): string {
+  let key = '';
+  for (const listed of listing.tools)
+    key += `${listed.source.info.id}\u0000${listed.tool.definition.name}\u0000${listed.state === 'unavailable' ? (listed.reason ?? '') : ''}\u0001`;
+  return key;
+}
+
+const NO_SAVED_SETTINGS: ReadonlyMap<string, StoredToolSettings> = new Map();
 
 /** Identifies the exact stored state of a user's rows: equal fingerprints, equal descriptors. */
 function fingerprintOf(rows: Map<string, ToolSettingsRow>): string {
@@ -86,14 +107,17 @@ const LIST_CACHE_TTL_MS = 60_000;
 
 interface CachedList {
   fingerprint: string;
-  toolCount: number;
+  catalogKey: string;
   tools: readonly ToolSettingsDescriptor[];
 }
 
 export function createToolSettingsService(
   deps: ToolSettingsServiceDependencies,
 ): ToolSettingsService {
-  const { registry, repository } = deps;
+  const { catalog, repository } = deps;
+  // The tools that exist for this user (states are not needed here: the
+  // descriptors are built from the rows), unavailable reasons included.
+  const listCatalog = (userId: string) => catalog.list({ userId, saved: NO_SAVED_SETTINGS });
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
   // rows are read and the list is rebuilt only when they differ.
@@ -107,8 +131,8 @@ export function createToolSettingsService(
     keepUnvouched: true,
   });
 
-  function requireTool(toolName: string): RegisteredTool {
-    const tool = registry.get(toolName);
+  async function requireTool(userId: string, toolName: string): Promise<SourcedTool> {
+    const tool = (await listCatalog(userId)).get(toolName);
     if (!tool) {
       throw new UnknownToolError(
         `There is no tool named "${toolName}". GET /api/settings/tools lists the tools and their names.`,
@@ -119,22 +143,26 @@ export function createToolSettingsService(
 
   return {
     async listToolSettings(userId) {
-      const registered = registry.list();
+      const listing = await listCatalog(userId);
+      const catalogKey = catalogKeyOf(listing);
       const cached = listCache.lookup(userId);
-      if (cached?.fresh && cached.value.toolCount === registered.length) return cached.value.tools;
+      if (cached?.fresh && cached.value.catalogKey === catalogKey) return cached.value.tools;
       const read = listCache.startRead(userId);
       const rows = await repository.listForUser(userId);
       const fingerprint = fingerprintOf(rows);
       const tools =
-        cached?.value.fingerprint === fingerprint && cached.value.toolCount === registered.length
+        cached?.value.fingerprint === fingerprint && cached.value.catalogKey === catalogKey
           ? cached.value.tools
-          : registered.map((tool) => describeTool(tool, rows.get(tool.definition.name)));
-      read.store({ fingerprint, toolCount: registered.length, tools });
+          : listing.tools.map((listed) =>
+              describeTool(listed, rows.get(listed.tool.definition.name)),
+            );
+      read.store({ fingerprint, catalogKey, tools });
       return tools;
     },
 
     async updateToolSettings(userId, toolName, update) {
-      const tool = requireTool(toolName);
+      const listed = await requireTool(userId, toolName);
+      const { tool } = listed;
       let validated: Record<string, unknown> | undefined;
       try {
         // Validates the change on its own (the stored row may be corrupt; the
@@ -166,11 +194,20 @@ export function createToolSettingsService(
       await deps.changes?.notify(TOOL_SETTINGS_CHANNEL, userId).catch(() => {
         // The write stands; other instances see it when their entry expires.
       });
-      return describeTool(tool, row);
+      return describeTool(listed, row);
     },
 
     async getEnabledToolRuntime(userId) {
-      return getEnabledToolRuntime(await repository.listForUser(userId), registry);
+      const saved = await repository.listForUser(userId);
+      const listing = await catalog.list({ userId, saved });
+      const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };
+      for (const listed of listing.tools) {
+        runtime.settings.set(listed.tool.definition.name, listed.settings);
+        if (listed.state !== 'enabled') continue;
+        runtime.tools.push(listed.tool);
+        runtime.definitions.push(getToolDefinition(listed.tool, listed.settings));
+      }
+      return runtime;
     },
 
     loadSavedToolSettings: (userId) => repository.listForUser(userId),

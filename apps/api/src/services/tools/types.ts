@@ -1,5 +1,5 @@
 /**
- * The tool layer's core types (SPEC §2). Built-ins, the settings policy, the
+ * The tool layer's core types (docs/tool-system.md#core-types). Built-ins, the settings policy, the
  * execution layer and the provider mappers all speak in these shapes.
  */
 
@@ -43,7 +43,7 @@ export interface ToolSettingsMetadata {
   parameterDescriptors: ToolParameterDescriptor[];
 }
 
-/** A tool's settings after the three-step merge: defaults < saved < updates (SPEC §4). */
+/** A tool's settings after the three-step merge: defaults < saved < updates (docs/tool-system.md#settings-policy). */
 export interface EffectiveToolSettings {
   enabled: boolean;
   parameters: Record<string, unknown>;
@@ -65,7 +65,7 @@ export interface ToolSettingsUpdate {
   parameters?: Record<string, unknown>;
 }
 
-/** What the freshness ledger remembers about one file a chat has read (SPEC §7.4). */
+/** What the freshness ledger remembers about one file a chat has read (docs/tools/filesystem.md#the-freshness-ledger). */
 export interface FileReadRecord {
   /** sha256 (hex) of the whole file as it was read. */
   sha256: string;
@@ -105,14 +105,14 @@ export interface FileFreshnessLedger {
  */
 export type ToolProgressEvent = ToolProgress;
 
-/** What an executor receives (SPEC §2). */
+/** What an executor receives (docs/tool-system.md#core-types). */
 export interface ToolContext {
   userId: string;
   chatId: string;
   mode: ChatMode;
   /** The chat's bound directory, absolute. */
   workingDirectory?: string;
-  /** Containment (SPEC §6); only meaningful in agent mode. */
+  /** Containment (docs/tools/filesystem.md#paths-and-the-working-directory); only meaningful in agent mode. */
   restrictToWorkingDirectory: boolean;
   /** Effective settings of this tool. */
   parameters: Record<string, unknown>;
@@ -120,6 +120,11 @@ export interface ToolContext {
   signal: AbortSignal;
   freshness: FileFreshnessLedger;
   emit?: (event: ToolProgressEvent) => void;
+  /**
+   * Paths no tool may touch whatever the settings say (the server's data
+   * directory); the path policy refuses them (rule `serverData`).
+   */
+  protectedPaths?: readonly string[];
 }
 
 /**
@@ -140,4 +145,30 @@ export interface RegisteredTool {
    * what is wrong and what is expected, or undefined when the value is fine.
    */
   checkParameter?: (name: string, value: unknown) => string | undefined;
+  /**
+   * Calls of this tool within one step run one at a time, in order, rather
+   * than concurrently with each other (generate_image: one image request at a
+   * time per turn).
+   */
+  runsAlone?: boolean;
+  /**
+   * Why the tool cannot be offered to this user or chat now (a missing
+   * dependency, a permission the user lacks), or undefined when it can. The
+   * tool is then listed `unavailable` with that reason and never offered.
+   */
+  unavailableReason?: (scope: ToolScope) => string | undefined | Promise<string | undefined>;
+}
+
+/** Whom and where a tool is listed or run for: a user, and the chat when a turn or the inspector asks. */
+export interface ToolScope {
+  userId: string;
+  chat?: ToolChatScope;
+}
+
+/** What a tool may know of the chat it serves. */
+export interface ToolChatScope {
+  id: string;
+  mode: ChatMode;
+  workingDirectory?: string;
+  restrictToWorkingDirectory: boolean;
 }

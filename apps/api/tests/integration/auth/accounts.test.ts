@@ -51,7 +51,11 @@ describeEachDatabase('accounts', (_kind, current) => {
     });
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({
-      error: { code: 'signup_disabled', message: expect.stringContaining('MANGO_ALLOW_SIGNUP') },
+      error: {
+        code: 'signup_disabled',
+        message: expect.stringContaining('MANGO_ALLOW_SIGNUP'),
+        retryable: false,
+      },
     });
   });
 
@@ -123,7 +127,11 @@ describeEachDatabase('accounts', (_kind, current) => {
       const response = await app.fetch(path);
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({
-        error: { code: 'unauthorized', message: expect.stringContaining('Authorization: Bearer') },
+        error: {
+          code: 'unauthorized',
+          message: expect.stringContaining('Authorization: Bearer'),
+          retryable: false,
+        },
       });
     }
     const badKey = await app.fetch('/api/settings/tools', {

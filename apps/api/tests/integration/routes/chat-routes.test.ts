@@ -178,6 +178,37 @@ describeEachDatabase('chat routes', (_kind, current) => {
     expect(reread.model).toBe('anthropic:claude-sonnet-4-5');
   });
 
+  test('a turn whose model the provider refuses leaves the chat on its model', async () => {
+    const chat = await createChat(alice, { model: 'openai:gpt-5' });
+    fake.enqueue('anthropic', {
+      fault: { type: 'http_error', status: 404, message: 'model: claude-nonexistent' },
+    });
+    const events = await readTurnEvents(
+      await app.fetch(`/api/chats/${chat.id}/turns`, {
+        ...json({ content: 'hi', model: 'anthropic:claude-nonexistent' }),
+        user: alice,
+      }),
+    );
+    expect(events.find((event) => event.type === 'error')).toMatchObject({
+      code: 'invalid_request',
+      retryable: false,
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'error' });
+    const reread = (await (
+      await app.fetch(`/api/chats/${chat.id}`, { user: alice })
+    ).json()) as Chat;
+    expect(reread.model).toBe('openai:gpt-5');
+    // The next turn, on the chat's model, works.
+    fake.enqueue('openai', say('Still here.'));
+    const next = await readTurnEvents(
+      await app.fetch(`/api/chats/${chat.id}/turns`, {
+        ...json({ content: 'again' }),
+        user: alice,
+      }),
+    );
+    expect(next.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+  });
+
   test("another user's chat answers 404 on every route", async () => {
     const chat = await createChat(alice, { title: 'private', model: 'openai:gpt-5' });
     const paths: [string, RequestInit][] = [

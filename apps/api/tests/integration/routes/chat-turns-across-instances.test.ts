@@ -1,5 +1,5 @@
 /**
- * Two API instances on one database (SPEC §13): a turn running on one is seen
+ * Two API instances on one database (docs/operations.md#the-database): a turn running on one is seen
  * by the other (one turn per chat), a cancel sent to the other stops it, and a
  * claim left by a crashed instance does not block the chat.
  */

@@ -76,6 +76,7 @@ describeEachDatabase('tool settings routes', (kind, current) => {
       defaultParameters: { limit: 10, mode: 'fast' },
       parameterDescriptors: alwaysOnProbeTool.settings.parameterDescriptors,
       updatedAt: null,
+      source: 'builtin',
     });
   });
 
@@ -139,7 +140,11 @@ describeEachDatabase('tool settings routes', (kind, current) => {
     const response = await put(bob, 'no_such_tool', '{"enabled":true}');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
-      error: { code: 'unknown_tool', message: expect.stringContaining('"no_such_tool"') },
+      error: {
+        code: 'unknown_tool',
+        message: expect.stringContaining('"no_such_tool"'),
+        retryable: false,
+      },
     });
   });
 

@@ -1,5 +1,5 @@
 /**
- * The JSON Schema subset Gemini's function declarations accept (SPEC §9):
+ * The JSON Schema subset Gemini's function declarations accept (docs/tool-system.md#the-tool-mapper):
  * references inlined, unions and nullability rewritten, unknown keywords
  * dropped. Nothing here throws on a schema it did not expect.
  */

@@ -1,5 +1,5 @@
 /**
- * The OpenAI strict dialect (SPEC §9), derived from plain JSON Schema at the
+ * The OpenAI strict dialect (docs/tool-system.md#the-tool-mapper), derived from plain JSON Schema at the
  * Responses boundary only: what `strict: true` requires and why a schema does
  * not meet it. Nothing here throws on a schema it did not expect.
  */

@@ -5,7 +5,9 @@
  * classes for the same situation, so this reads what they have in common (an
  * HTTP `status`, an error `type`) rather than their class names alone.
  */
+
 import type { ErrorEvent, ProviderErrorCode } from '@mango/shared';
+import { AppError } from '../../../errors';
 
 const RETRYABLE: ReadonlySet<ProviderErrorCode> = new Set([
   'rate_limited',
@@ -18,12 +20,10 @@ const RETRYABLE: ReadonlySet<ProviderErrorCode> = new Set([
 ]);
 
 /** An error an adapter raises itself (a bad chunk, a stream that ended early). */
-export class ProviderStreamError extends Error {
-  readonly code: ProviderErrorCode;
+export class ProviderStreamError extends AppError {
+  declare readonly code: ProviderErrorCode;
   constructor(code: ProviderErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ProviderStreamError';
-    this.code = code;
+    super(code, message, options);
   }
 }
 

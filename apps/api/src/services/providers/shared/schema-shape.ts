@@ -1,5 +1,5 @@
 /**
- * Reading JSON Schemas whose shape nobody promised (SPEC §9): the built-ins'
+ * Reading JSON Schemas whose shape nobody promised (docs/tool-system.md#the-tool-mapper): the built-ins'
  * and, later, MCP servers'. Shared by the tool mapper and the dialects it
  * derives (OpenAI's strict schema, Gemini's subset).
  */

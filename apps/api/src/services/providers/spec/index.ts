@@ -1,4 +1,4 @@
-/** The provider contract (SPEC §10.1): types only, shared by the adapters and the turn loop. */
+/** The provider contract (docs/chat-turns.md#the-provider-contract): types only, shared by the adapters and the turn loop. */
 export type {
   AssistantMessage,
   ConversationMessage,

@@ -3,7 +3,7 @@ import type { ConversationMessage, ProviderStreamEvent } from '@mango/shared';
 import type { ProviderRequest } from './provider-request';
 import type { ToolDefinition } from './tool-definition';
 
-/** The adapters this server has; a model is named `<ProviderId>:<modelId>` (SPEC §15). */
+/** The adapters this server has; a model is named `<ProviderId>:<modelId>` (docs/http-api.md#routes). */
 export type ProviderId = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
 
 export interface LanguageModelProvider {

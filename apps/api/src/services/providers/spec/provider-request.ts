@@ -1,4 +1,4 @@
-/** What the turn loop asks of a provider adapter for one model call (SPEC §10.1). Types only. */
+/** What the turn loop asks of a provider adapter for one model call (docs/chat-turns.md#the-provider-contract). Types only. */
 import type { ConversationMessage } from '@mango/shared';
 import type { ToolDefinition } from './tool-definition';
 

@@ -1,5 +1,5 @@
 /**
- * A tool as the model sees it (SPEC §2, §9): its name, what it does, and its
+ * A tool as the model sees it (docs/tool-system.md#core-types, docs/tool-system.md#the-tool-mapper): its name, what it does, and its
  * arguments as plain JSON Schema. The one definition type: the tool layer
  * produces these and every adapter derives its provider's dialect from them.
  * Types only.
@@ -14,7 +14,7 @@ export type JsonSchemaType =
   | 'array'
   | 'null';
 
-/** Plain JSON Schema, as tool authors write it (SPEC §5). Unknown keywords are kept. */
+/** Plain JSON Schema, as tool authors write it (docs/tool-system.md#tool-arguments). Unknown keywords are kept. */
 export interface JsonSchema {
   type?: JsonSchemaType | JsonSchemaType[];
   description?: string;

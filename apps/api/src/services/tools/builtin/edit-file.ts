@@ -1,5 +1,5 @@
 /**
- * edit_file (SPEC §7.4a): exact string replacement in a file this chat has
+ * edit_file (docs/tools/filesystem.md#edit_file): exact string replacement in a file this chat has
  * read completely and that has not changed since. One occurrence unless
  * replaceAll; the write is atomic and keeps the file's encoding, BOM, line
  * endings and permission bits.

@@ -1,5 +1,5 @@
 /**
- * get_current_datetime (SPEC §7.2): the current date and time in an IANA
+ * get_current_datetime (docs/tools/datetime.md#get_current_datetime): the current date and time in an IANA
  * timezone and a BCP 47 locale, with the UTC instant and the zone's offset.
  */
 import { parseToolArguments } from '../arg-parsing';

@@ -1,5 +1,5 @@
 /**
- * glob (SPEC §7.6): paths matching a `Bun.Glob` pattern below `cwd`, found by
+ * glob (docs/tools/filesystem.md#glob): paths matching a `Bun.Glob` pattern below `cwd`, found by
  * a streaming walk that stops at `maxResults`. Result paths are re-anchored to
  * the chat's working directory so each one can go straight into read_file.
  */

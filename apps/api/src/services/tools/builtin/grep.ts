@@ -1,5 +1,5 @@
 /**
- * grep (SPEC §7.7): lines matching a JavaScript regular expression in one file
+ * grep (docs/tools/filesystem.md#grep): lines matching a JavaScript regular expression in one file
  * or in every file below a directory. The walk streams on the main thread; the
  * reading and matching run in the worker pool, with a time budget, so a
  * catastrophic pattern ends the search with a reason instead of stalling the

@@ -1,5 +1,5 @@
 /**
- * list_directory (SPEC §7.5): the entries of one directory, sorted by name,
+ * list_directory (docs/tools/filesystem.md#list_directory): the entries of one directory, sorted by name,
  * each typed file | directory | symlink | other, cut at `maxEntries`.
  */
 import type { Dirent } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * read_file (SPEC §7.3): a file as a numbered text window or as raw bytes
+ * read_file (docs/tools/filesystem.md#read_file): a file as a numbered text window or as raw bytes
  * (hex, base64), read through one descriptor with caps on what it delivers,
  * recording the whole file's sha256 in the chat's freshness ledger.
  */

@@ -1,5 +1,5 @@
 /**
- * The shell tools (SPEC §7.8): bash, zsh and powershell, each registered at
+ * The shell tools (docs/tools/shell.md#shell-tools): bash, zsh and powershell, each registered at
  * import only when its interpreter exists here. The implementation lives in
  * `shell/`; this module wires it into the registry.
  */
@@ -24,7 +24,7 @@ export type {
 
 /** Registers a tool for every shell available (platform and lookup injectable); returns their names. */
 export function registerAvailableShellTools(
-  registry: ToolRegistry = defaultToolRegistry,
+  registry: ToolRegistry,
   options: ShellLookupOptions & BuildShellToolOptions = {},
 ): ShellName[] {
   const interpreters = findAvailableShellInterpreters(options);
@@ -32,4 +32,4 @@ export function registerAvailableShellTools(
   return interpreters.map((interpreter) => interpreter.shell);
 }
 
-registerAvailableShellTools();
+registerAvailableShellTools(defaultToolRegistry);

@@ -1,5 +1,5 @@
 /**
- * write_file (SPEC §7.4): writes a whole file. New paths are created
+ * write_file (docs/tools/filesystem.md#the-freshness-ledger): writes a whole file. New paths are created
  * exclusively with their parents; existing files need a complete, fresh read
  * by this chat, are replaced atomically, and keep their BOM, CRLF line endings
  * and permission bits.

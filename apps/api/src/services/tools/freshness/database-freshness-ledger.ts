@@ -1,5 +1,5 @@
 /**
- * The freshness ledger stored in the database (`file_reads`, SPEC §7.4, §13):
+ * The freshness ledger stored in the database (`file_reads`, docs/tools/filesystem.md#the-freshness-ledger, docs/operations.md#the-database):
  * what a chat has read survives a restart and is seen by every API instance
  * serving the chat. Mutations of one path are serialised by the database's
  * named lock, which on PostgreSQL holds across instances too.

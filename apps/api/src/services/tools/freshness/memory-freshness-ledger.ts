@@ -1,24 +1,9 @@
 /**
  * The in-memory freshness ledger: one per chat, for tests and single-process
- * use. The database store (SPEC §7.4, §13) implements the same interface.
+ * use. The database store (docs/tools/filesystem.md#the-freshness-ledger, docs/operations.md#the-database) implements the same interface.
  */
+import { createKeyedMutex } from '../../../keyed-mutex';
 import type { FileFreshnessLedger, FileReadRecord } from '../types';
-
-/** Serialises tasks per key; a failed task does not block the next one. */
-export function createKeyedMutex() {
-  const tails = new Map<string, Promise<unknown>>();
-  return async function withLock<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = tails.get(key) ?? Promise.resolve();
-    const run = previous.then(task, task);
-    const tail = run.catch(() => {});
-    tails.set(key, tail);
-    try {
-      return await run;
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  };
-}
 
 /**
  * Path locks shared by every in-memory ledger of this process: ledgers are per

@@ -1,6 +1,6 @@
 /**
- * The read-before-overwrite guard shared by write_file and edit_file (SPEC
- * §7.4, §7.4a): what may be written to, whether this chat has read the current
+ * The read-before-overwrite guard shared by write_file and edit_file
+ * (docs/tools/filesystem.md#the-freshness-ledger): what may be written to, whether this chat has read the current
  * content completely, and whether that content can be rewritten as text
  * without changing its encoding. Every refusal tells the model what to do next.
  */

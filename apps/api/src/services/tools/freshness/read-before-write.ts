@@ -1,5 +1,5 @@
 /**
- * The read-before-write rules on top of the freshness ledger (SPEC §7.4): what
+ * The read-before-write rules on top of the freshness ledger (docs/tools/filesystem.md#the-freshness-ledger): what
  * a read records, when a write may overwrite, and what a successful write
  * leaves behind. The ledger itself is a small async store (memory now, the
  * database later); everything here works through its interface.

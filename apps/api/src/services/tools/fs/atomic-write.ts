@@ -1,20 +1,21 @@
 /**
- * Writing file contents so nobody ever sees half a file (SPEC §7.4): a temp
+ * Writing file contents so nobody ever sees half a file (docs/tools/filesystem.md#the-freshness-ledger): a temp
  * file in the same directory, flushed, then renamed over the target (keeping
  * its permission bits and, where allowed, its owner) or hard-linked into place
  * for an exclusive create.
  */
+
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { AppError } from '../../../errors';
 import { errorCode } from './file-errors';
 
 /** The target appeared between the check and the create. */
-export class FileAlreadyExistsError extends Error {
+export class FileAlreadyExistsError extends AppError {
   constructor(readonly targetPath: string) {
-    super(`${targetPath} already exists`);
-    this.name = 'FileAlreadyExistsError';
+    super('conflict', `${targetPath} already exists`, { retryable: false });
   }
 }
 

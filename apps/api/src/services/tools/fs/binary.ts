@@ -1,5 +1,5 @@
 /**
- * The binary-detection window shared by read_file and grep (SPEC §7.3, §7.7):
+ * The binary-detection window shared by read_file and grep (docs/tools/filesystem.md#read_file, docs/tools/filesystem.md#grep):
  * a file with a NUL byte in its first 8 KiB is binary, so a file grep searches
  * is a file read_file's text view opens, and the other way round.
  */

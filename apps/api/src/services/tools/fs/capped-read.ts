@@ -1,12 +1,14 @@
 /**
  * Reading a file through one descriptor with a cap on the bytes it delivers
- * (SPEC §7.3). Non-regular files (FIFOs, sockets, devices) are refused without
+ * (docs/tools/filesystem.md#read_file). Non-regular files (FIFOs, sockets, devices) are refused without
  * ever blocking on them, and the cap is measured on what the descriptor
  * delivers, so a file that grows or under-declares its size (`/proc`) is
  * refused at the cap instead of being read past it.
  */
+
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { AppError } from '../../../errors';
 
 export type FileKind =
   | 'file'
@@ -30,22 +32,20 @@ export function describeFileKind(stats: Stats): FileKind {
 }
 
 /** Why a file could not be opened as a regular file. */
-export class NotRegularFileError extends Error {
+export class NotRegularFileError extends AppError {
   constructor(readonly kind: FileKind) {
-    super(`not a regular file (${kind})`);
-    this.name = 'NotRegularFileError';
+    super('validation_failed', `not a regular file (${kind})`);
   }
 }
 
 /** The descriptor delivered more than the cap allows. */
-export class FileOverCapError extends Error {
+export class FileOverCapError extends AppError {
   constructor(
     readonly cap: number,
     /** What stat claimed when the file was opened. */
     readonly declaredSize: number,
   ) {
-    super(`file delivers more than ${cap} bytes`);
-    this.name = 'FileOverCapError';
+    super('validation_failed', `file delivers more than ${cap} bytes`);
   }
 }
 

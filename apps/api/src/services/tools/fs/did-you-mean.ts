@@ -1,5 +1,5 @@
 /**
- * "Did you mean" for a missing file (SPEC §7.3): up to three names in the same
+ * "Did you mean" for a missing file (docs/tools/filesystem.md#read_file): up to three names in the same
  * directory that look like the one asked for. Names the path policy would
  * refuse are never suggested.
  */

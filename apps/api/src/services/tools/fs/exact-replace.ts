@@ -1,5 +1,5 @@
 /**
- * The matching behind edit_file (SPEC §7.4a): exact, code-unit-for-code-unit
+ * The matching behind edit_file (docs/tools/filesystem.md#edit_file): exact, code-unit-for-code-unit
  * occurrences of a string (no Unicode normalisation, no whitespace folding),
  * and the hints a failed match gives the model.
  */

@@ -1,6 +1,6 @@
 /**
  * The `allowedPaths` / `deniedPaths` settings every filesystem tool exposes
- * (SPEC §6), described once so each tool's settings form looks the same.
+ * (docs/tools/filesystem.md#paths-and-the-working-directory), described once so each tool's settings form looks the same.
  */
 import type { PathListEntry, ToolParameterDescriptor } from '../types';
 

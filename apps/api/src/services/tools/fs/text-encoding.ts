@@ -1,6 +1,6 @@
 /**
  * Text encodings and line endings of files the filesystem tools read and
- * rewrite (SPEC §7.3, §7.4): BOM detection, strict decoding, re-encoding with
+ * rewrite (docs/tools/filesystem.md#read_file, docs/tools/filesystem.md#the-freshness-ledger): BOM detection, strict decoding, re-encoding with
  * the file's own BOM, and line-ending detection and conversion.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The numbered text window of read_file (SPEC §7.3): line arithmetic on the
+ * The numbered text window of read_file (docs/tools/filesystem.md#read_file): line arithmetic on the
  * file's text, the `cat -n` rendering, the per-line cut and the per-window
  * byte limit. UTF-8 files are scanned as bytes and only the shown window is
  * decoded; UTF-16 files arrive already decoded.

@@ -98,7 +98,7 @@ async function turn(
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createScenarioToolset(registry),
+    toolset: await createScenarioToolset(registry),
     onEvent: () => {},
   });
   return { result, requests: fake.requests(id) };

@@ -244,7 +244,9 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
         type: 'tool_result',
         toolCallId: slowCall.toolCallId,
         name: 'slow',
-        content: JSON.stringify({ error: { code: 'aborted', message: INTERRUPTED_CALL_MESSAGE } }),
+        content: JSON.stringify({
+          error: { code: 'aborted', message: INTERRUPTED_CALL_MESSAGE, retryable: false },
+        }),
         isError: true,
       },
     ]);

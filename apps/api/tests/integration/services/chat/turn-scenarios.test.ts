@@ -40,7 +40,7 @@ async function runScenario(id: ProviderId, turns: FakeTurn[], options: ScenarioO
   fake.enqueue(id, ...turns);
   const { registry, probe } = createScenarioRegistry();
   options.prepare?.(probe);
-  const toolset = createScenarioToolset(registry, options.saved);
+  const toolset = await createScenarioToolset(registry, options.saved);
   const events: TurnStreamEvent[] = [];
   const history: ConversationMessage[] = [
     { role: 'user', parts: [{ type: 'text', text: 'Please help.' }] },

@@ -1,4 +1,4 @@
-/** The provider quirks SPEC §10.1 assigns to the Gemini and Anthropic adapters. */
+/** The provider quirks docs/chat-turns.md#the-provider-contract assigns to the Gemini and Anthropic adapters. */
 import { describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
@@ -32,7 +32,7 @@ async function loopOnce(
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createScenarioToolset(registry),
+    toolset: await createScenarioToolset(registry),
     onEvent: () => {},
   });
   return { result, probe, requests: fake.requests(id) };

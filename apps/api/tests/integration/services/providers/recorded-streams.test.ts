@@ -28,7 +28,7 @@ async function replay(id: ProviderId, name: string) {
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
     history,
-    toolset: createScenarioToolset(registry),
+    toolset: await createScenarioToolset(registry),
     onEvent: (event) => events.push(event),
   });
   const calls = events.flatMap((event) => (event.type === 'tool_call_completed' ? [event] : []));

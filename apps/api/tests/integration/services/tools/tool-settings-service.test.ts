@@ -1,6 +1,8 @@
 import { expect, test } from 'bun:test';
 import { openDatabase } from '../../../../src/db/database';
 import { createToolRegistry } from '../../../../src/services/tools/registry';
+import { createBuiltinToolSource } from '../../../../src/services/tools/sources/builtin-tool-source';
+import { createToolCatalog } from '../../../../src/services/tools/sources/tool-catalog';
 import { createToolSettingsRepository } from '../../../../src/services/tools/tool-settings-repository';
 import { createToolSettingsService } from '../../../../src/services/tools/tool-settings-service';
 import { alwaysOnProbeTool, switchableProbeTool } from '../../../support/probe-tools';
@@ -15,7 +17,7 @@ registry.register(alwaysOnProbeTool);
 describeEachDatabase('tool settings service', (_kind, current) => {
   const serviceFor = (database = current().database) =>
     createToolSettingsService({
-      registry,
+      catalog: createToolCatalog([createBuiltinToolSource(registry)]),
       repository: createToolSettingsRepository(database),
       changes: database.changes,
     });

@@ -30,7 +30,9 @@ const aborted = (id: string): ToolResultPart => ({
   type: 'tool_result',
   toolCallId: id,
   name: 'slow',
-  content: JSON.stringify({ error: { code: 'aborted', message: INTERRUPTED_CALL_MESSAGE } }),
+  content: JSON.stringify({
+    error: { code: 'aborted', message: INTERRUPTED_CALL_MESSAGE, retryable: false },
+  }),
   isError: true,
 });
 

@@ -1,5 +1,5 @@
 /**
- * Every built-in is sent to OpenAI Responses with `strict: true` (SPEC §9). The
+ * Every built-in is sent to OpenAI Responses with `strict: true` (docs/tool-system.md#the-tool-mapper). The
  * list comes from the registry, so a tool added later is covered without editing
  * this file; a tool that fails is fixed, not exempted.
  */

@@ -33,7 +33,7 @@ function refusal(args: unknown, schema: JsonSchema = grepLike): ToolArgumentErro
   throw new Error('expected a ToolArgumentError');
 }
 
-describe('parseToolArguments (SPEC §5)', () => {
+describe('parseToolArguments (docs/tool-system.md#tool-arguments)', () => {
   test('valid arguments come back unchanged', () => {
     const args = { pattern: 'foo', caseInsensitive: true, maxLines: 10, view: 'hex', tags: ['a'] };
     expect(parseToolArguments(args, grepLike)).toEqual(args);

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { PermissionDeniedError } from '../../../../src/services/tools/errors';
 import {
   createPathFilter,
-  protectServerPaths,
   resolveAndValidatePath,
 } from '../../../../src/services/tools/path-policy';
 import { createTempTree } from '../../../support/temp-tree';
@@ -18,16 +17,22 @@ const work = tree.at('work');
 tree.add({ 'work/sneaky': { link: dataDir } });
 
 afterAll(() => {
-  protectServerPaths([]);
   tree.remove();
 });
 
-const chat = { mode: 'chat' as const, restrictToWorkingDirectory: false, parameters: {} };
+const unprotectedChat = {
+  mode: 'chat' as const,
+  restrictToWorkingDirectory: false,
+  parameters: {},
+};
+const protectedPaths = [dataDir];
+const chat = { ...unprotectedChat, protectedPaths };
 const agent = {
   mode: 'agent' as const,
   workingDirectory: work,
   restrictToWorkingDirectory: false,
   parameters: { allowedPaths: [{ path: root, enabled: true }] },
+  protectedPaths,
 };
 
 async function refusal(promise: Promise<unknown>): Promise<PermissionDeniedError> {
@@ -41,14 +46,23 @@ async function refusal(promise: Promise<unknown>): Promise<PermissionDeniedError
 }
 
 describe('the server data directory is never reachable through the path policy', () => {
+  test('two calls with different protected paths do not share them (no global state)', async () => {
+    tree.add({ 'other-data': { dir: true } });
+    const other = tree.at('other-data');
+    const inOther = path.join(other, 'x.txt');
+    await refusal(resolveAndValidatePath(inOther, { ...chat, protectedPaths: [other] }));
+    expect((await resolveAndValidatePath(inOther, chat)).exists).toBe(false);
+  });
+
   test('without protection the data directory is an ordinary path', async () => {
-    protectServerPaths([]);
-    const resolved = await resolveAndValidatePath(path.join(dataDir, 'mango.sqlite'), chat);
+    const resolved = await resolveAndValidatePath(
+      path.join(dataDir, 'mango.sqlite'),
+      unprotectedChat,
+    );
     expect(resolved.exists).toBe(true);
   });
 
   test('with protection: refused in chat mode, in agent mode even when allowed, and through a symlink', async () => {
-    protectServerPaths([dataDir]);
     const direct = await refusal(resolveAndValidatePath(path.join(dataDir, 'mango.sqlite'), chat));
     expect(direct.details?.rule).toBe('serverData');
     expect(direct.message).toContain("server's own data directory");
@@ -61,7 +75,6 @@ describe('the server data directory is never reachable through the path policy',
   });
 
   test('walks skip the data directory', async () => {
-    protectServerPaths([dataDir]);
     const allowedByFilter = await createPathFilter(chat);
     expect(allowedByFilter(path.join(dataDir, 'mango.sqlite'))).toBe(false);
     expect(allowedByFilter(path.join(work, 'notes.txt'))).toBe(true);
@@ -69,8 +82,9 @@ describe('the server data directory is never reachable through the path policy',
 
   test('a data directory that does not exist yet is protected by its location', async () => {
     const later = path.join(root, 'later-data');
-    protectServerPaths([later]);
-    const error = await refusal(resolveAndValidatePath(path.join(later, 'x'), chat));
+    const error = await refusal(
+      resolveAndValidatePath(path.join(later, 'x'), { ...chat, protectedPaths: [later] }),
+    );
     expect(error.details?.rule).toBe('serverData');
   });
 });

@@ -15,7 +15,6 @@ import {
   isContainmentActive,
   isPathInside,
   type PathPolicyContext,
-  protectServerPaths,
   resolveAndValidatePath,
   toReportedPath,
 } from '../../../../src/services/tools/path-policy';
@@ -409,15 +408,10 @@ describe('createPathFilter', () => {
 
   test('allowsEverythingBelow never trusts a directory holding the server data directory', async () => {
     const dataDirectory = path.join(work, 'sub', 'data');
-    protectServerPaths([dataDirectory]);
-    try {
-      const filter = await createPathFilter(agent());
-      expect(filter.allowsEverythingBelow(path.join(work, 'sub'))).toBe(false);
-      expect(filter.allowsEverythingBelow(dataDirectory)).toBe(false);
-      expect(filter.allowsEverythingBelow(path.join(work, 'secret'))).toBe(true);
-    } finally {
-      protectServerPaths([]);
-    }
+    const filter = await createPathFilter({ ...agent(), protectedPaths: [dataDirectory] });
+    expect(filter.allowsEverythingBelow(path.join(work, 'sub'))).toBe(false);
+    expect(filter.allowsEverythingBelow(dataDirectory)).toBe(false);
+    expect(filter.allowsEverythingBelow(path.join(work, 'secret'))).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The optional OS sandbox for shell commands under containment (SPEC §7.8):
+ * The optional OS sandbox for shell commands under containment (docs/tools/shell.md#shell-tools):
  * bubblewrap with the whole file system mounted read-only, the working
  * directory mounted writable, a private /tmp, a private /dev and /proc, and its
  * own pid namespace (so every process of the command dies with it).

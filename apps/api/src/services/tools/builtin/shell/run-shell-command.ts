@@ -1,5 +1,5 @@
 /**
- * runShellCommand (SPEC §7.8): starts one interpreter with `Bun.spawn` in its
+ * runShellCommand (docs/tools/shell.md#shell-tools): starts one interpreter with `Bun.spawn` in its
  * own session and process group, stdin closed, and returns a structured result
  * when the shell exits. The time budget is enforced by our own timer; a parent
  * abort is told apart from it. On any end, whatever the command left running

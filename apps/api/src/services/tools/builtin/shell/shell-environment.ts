@@ -1,5 +1,5 @@
 /**
- * The environment a shell command receives (SPEC §7.8): the server's own,
+ * The environment a shell command receives (docs/tools/shell.md#shell-tools): the server's own,
  * minus anything secret-shaped (unless the user let it through by name) and
  * minus what the user withheld, plus settings that keep commands from waiting
  * on a pager or a credential prompt nobody will answer.

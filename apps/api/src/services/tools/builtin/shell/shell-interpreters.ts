@@ -1,5 +1,5 @@
 /**
- * Which shells this machine offers (SPEC §7.8): bash and zsh wherever `Bun.which`
+ * Which shells this machine offers (docs/tools/shell.md#shell-tools): bash and zsh wherever `Bun.which`
  * finds them, powershell only on Windows (`pwsh` first, then Windows
  * PowerShell). The platform and the lookup are parameters so the rules can be
  * exercised on any machine.

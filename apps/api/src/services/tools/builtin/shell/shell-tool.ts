@@ -1,5 +1,5 @@
 /**
- * buildShellTool (SPEC §7.8): one implementation behind the bash, zsh and
+ * buildShellTool (docs/tools/shell.md#shell-tools): one implementation behind the bash, zsh and
  * powershell tools; they differ only by interpreter. This module turns a tool
  * call into a `runShellCommand` call: arguments, settings, the `cwd` through
  * the path policy, the time budget, and the sandbox when containment is on.

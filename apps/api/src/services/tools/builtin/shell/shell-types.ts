@@ -1,4 +1,4 @@
-/** The shapes shared by the shell tools (SPEC §7.8): interpreters and command results. */
+/** The shapes shared by the shell tools (docs/tools/shell.md#shell-tools): interpreters and command results. */
 
 export type ShellName = 'bash' | 'zsh' | 'powershell';
 

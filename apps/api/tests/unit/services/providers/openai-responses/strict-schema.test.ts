@@ -16,8 +16,8 @@ const readFileLikeSchema: JsonSchema = {
   additionalProperties: false,
 };
 
-describe('toStrictSchema (SPEC §9)', () => {
-  test('the SPEC example: an optional integer becomes a required nullable one, minimum kept', () => {
+describe('toStrictSchema (docs/tool-system.md#the-tool-mapper)', () => {
+  test('the documented example: an optional integer becomes a required nullable one, minimum kept', () => {
     const source: JsonSchema = {
       type: 'object',
       properties: { path: { type: 'string' }, startLine: { type: 'integer', minimum: 1 } },

@@ -285,7 +285,7 @@ describe('edit_file: containment and path policy', () => {
   });
 });
 
-describe('edit_file: arguments (SPEC §5)', () => {
+describe('edit_file: arguments (docs/tool-system.md#tool-arguments)', () => {
   test('wrong types, unknown names and missing arguments are rejected', async () => {
     const context = createContext(fixture);
     const cases: Array<[Record<string, unknown>, string]> = [

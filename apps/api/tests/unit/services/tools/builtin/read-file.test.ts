@@ -473,7 +473,7 @@ describe('read_file: containment and path policy', () => {
   });
 });
 
-describe('read_file: arguments (SPEC §5)', () => {
+describe('read_file: arguments (docs/tool-system.md#tool-arguments)', () => {
   test('wrong types are rejected, naming the argument', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ path: 42 }, 'path'],

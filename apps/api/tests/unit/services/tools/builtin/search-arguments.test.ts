@@ -1,5 +1,5 @@
 /**
- * SPEC §5 for list_directory, glob and grep: wrong types, unknown names and
+ * docs/tool-system.md#tool-arguments for list_directory, glob and grep: wrong types, unknown names and
  * missing or blank required arguments are validation_failed errors naming the
  * argument; `null` means absent; nothing is ever substituted.
  */
@@ -58,7 +58,7 @@ const cases: Array<[string, unknown, string]> = [
   ['grep', { pattern: 'alpha', path: '.', regex: true }, '"regex"'],
 ];
 
-describe('SPEC §5 argument rules', () => {
+describe('docs/tool-system.md#tool-arguments argument rules', () => {
   for (const [name, args, named] of cases) {
     test(`${name} ${JSON.stringify(args).slice(0, 80)} → validation_failed naming ${named}`, async () => {
       const error = await rejection(name, args);

@@ -449,7 +449,7 @@ describe('write_file: containment and path policy', () => {
   });
 });
 
-describe('write_file: arguments (SPEC §5)', () => {
+describe('write_file: arguments (docs/tool-system.md#tool-arguments)', () => {
   test('wrong types, unknown names and missing arguments are rejected', async () => {
     const { write } = session();
     const cases: Array<[Record<string, unknown>, string]> = [

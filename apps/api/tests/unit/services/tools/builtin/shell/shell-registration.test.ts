@@ -49,7 +49,7 @@ describe('shell tool registration', () => {
     expect(registeredNames('win32', {})).toEqual([]);
   });
 
-  test('interpreters are invoked as SPEC §7.8 says', () => {
+  test('interpreters are invoked as docs/tools/shell.md#shell-tools says', () => {
     const bash = findShellInterpreter('bash', { platform: 'linux', which: lookup({ bash: '/b' }) });
     expect(bash?.commandArguments('echo hi')).toEqual(['-c', 'echo hi']);
     const powershell = findShellInterpreter('powershell', {

@@ -1,0 +1,60 @@
+/**
+ * The tools of one chat, as its next turn and its capabilities inspector both
+ * see them: one catalog listing for the chat's user and scope, and the turn
+ * toolset built from it. Both callers go through `listChatTools`, so what the
+ * inspector shows is what the provider would receive.
+ */
+import type { SavedToolSettingsByName } from '../tools/runtime';
+import type { ToolCatalog, ToolCatalogListing } from '../tools/sources/tool-catalog';
+import type { FileFreshnessLedger } from '../tools/types';
+import type { ChatRecord } from './chat-repository';
+import { createTurnToolset, type TurnToolset } from './turn-toolset';
+
+export interface ChatToolsDeps {
+  /** Every tool source, merged (the built-ins, MCP servers). */
+  catalog: ToolCatalog;
+  /** A user's saved tool settings, by tool name. */
+  loadSavedToolSettings: (userId: string) => Promise<SavedToolSettingsByName>;
+  /** The chat's read-before-write ledger (the database one in production). */
+  createFreshnessLedger: (chatId: string) => FileFreshnessLedger;
+  /** Paths no tool may touch, whatever the settings say (the server's data directory). */
+  protectedPaths?: readonly string[];
+  /** How long each tool source may take to list its tools when a turn starts. */
+  listingBudgetMs?: number;
+}
+
+export interface ChatTools {
+  listing: ToolCatalogListing;
+  toolset: TurnToolset;
+}
+
+export async function listChatTools(
+  deps: ChatToolsDeps,
+  userId: string,
+  chat: ChatRecord,
+  signal?: AbortSignal,
+): Promise<ChatTools> {
+  const saved = await deps.loadSavedToolSettings(userId);
+  const listing = await deps.catalog.list({
+    userId,
+    chat: {
+      id: chat.id,
+      mode: chat.mode,
+      ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
+      restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+    },
+    saved,
+    ...(signal ? { signal } : {}),
+    ...(deps.listingBudgetMs === undefined ? {} : { budgetMs: deps.listingBudgetMs }),
+  });
+  const toolset = createTurnToolset(listing, {
+    userId,
+    chatId: chat.id,
+    mode: chat.mode,
+    ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
+    restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+    freshness: deps.createFreshnessLedger(chat.id),
+    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+  });
+  return { listing, toolset };
+}

@@ -1,0 +1,147 @@
+/**
+ * The one place where tool sources are merged. A listing asks every source at
+ * once, each within its own time budget: a source that fails or is too slow is
+ * left out and reported, never hiding the others or failing the caller. Two
+ * tools of one name are refused: the first source (in the catalog's order, the
+ * built-ins first) keeps the name, the later tool is left out and reported.
+ */
+import { AppError } from '../../../errors';
+import type { SavedToolSettingsByName } from '../runtime';
+import type { ToolScope } from '../types';
+import type { SourcedTool, ToolSource } from './tool-source';
+
+/** How long one source may take to list its tools before the catalog stops waiting. */
+export const DEFAULT_SOURCE_BUDGET_MS = 10_000;
+
+export interface ToolCatalogProblem {
+  sourceId: string;
+  sourceName: string;
+  kind: 'source_failed' | 'source_timed_out' | 'name_clash';
+  /** For people: what happened and what it means for the listing. */
+  message: string;
+  /** The clashing name (`name_clash`). */
+  toolName?: string;
+}
+
+export interface ToolCatalogListing {
+  /** Every listed tool, enabled or not, in source order then each source's own order. */
+  tools: readonly SourcedTool[];
+  get(name: string): SourcedTool | undefined;
+  problems: readonly ToolCatalogProblem[];
+}
+
+export interface ToolCatalogRequest extends ToolScope {
+  saved: SavedToolSettingsByName;
+  signal?: AbortSignal;
+  /** Per source; `DEFAULT_SOURCE_BUDGET_MS` (or the catalog's own default) when absent. */
+  budgetMs?: number;
+}
+
+export interface ToolCatalog {
+  readonly sources: readonly ToolSource[];
+  list(request: ToolCatalogRequest): Promise<ToolCatalogListing>;
+}
+
+/** A catalog that cannot be built as given (two sources with one id). */
+export class ToolCatalogError extends AppError {
+  constructor(message: string) {
+    super('invalid_configuration', message);
+  }
+}
+
+type SourceOutcome = { tools: SourcedTool[] } | { problem: ToolCatalogProblem };
+
+async function listOneSource(
+  source: ToolSource,
+  request: ToolCatalogRequest,
+  budgetMs: number,
+): Promise<SourceOutcome> {
+  const { info } = source;
+  const controller = new AbortController();
+  const onParentAbort = () => controller.abort(request.signal?.reason);
+  if (request.signal?.aborted) onParentAbort();
+  request.signal?.addEventListener('abort', onParentAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timed_out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed_out'), budgetMs);
+  });
+  try {
+    const { signal: _parent, budgetMs: _budget, ...scope } = request;
+    const listing = source.listTools({ ...scope, signal: controller.signal, budgetMs });
+    listing.catch(() => {});
+    const outcome = await Promise.race([listing, timedOut]);
+    if (outcome !== 'timed_out') return { tools: outcome };
+    controller.abort(new Error(`listing took longer than ${budgetMs} ms`));
+    return {
+      problem: {
+        sourceId: info.id,
+        sourceName: info.name,
+        kind: 'source_timed_out',
+        message: `${info.name} did not list its tools within ${budgetMs} ms; its tools are left out of this listing.`,
+      },
+    };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      problem: {
+        sourceId: info.id,
+        sourceName: info.name,
+        kind: 'source_failed',
+        message: `${info.name} could not list its tools (${reason}); its tools are left out of this listing.`,
+      },
+    };
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onParentAbort);
+  }
+}
+
+export function createToolCatalog(
+  sources: readonly ToolSource[],
+  options: { budgetMs?: number } = {},
+): ToolCatalog {
+  const ids = new Set<string>();
+  for (const source of sources) {
+    if (ids.has(source.info.id))
+      throw new ToolCatalogError(`Two tool sources have the id "${source.info.id}".`);
+    ids.add(source.info.id);
+  }
+  const defaultBudgetMs = options.budgetMs ?? DEFAULT_SOURCE_BUDGET_MS;
+  return {
+    sources,
+    async list(request) {
+      const budgetMs = request.budgetMs ?? defaultBudgetMs;
+      const outcomes = await Promise.all(
+        sources.map((source) => listOneSource(source, request, budgetMs)),
+      );
+      const byName = new Map<string, SourcedTool>();
+      const problems: ToolCatalogProblem[] = [];
+      for (const outcome of outcomes) {
+        if ('problem' in outcome) {
+          problems.push(outcome.problem);
+          continue;
+        }
+        for (const listed of outcome.tools) {
+          const name = listed.tool.definition.name;
+          const first = byName.get(name);
+          if (!first) {
+            byName.set(name, listed);
+            continue;
+          }
+          problems.push({
+            sourceId: listed.source.info.id,
+            sourceName: listed.source.info.name,
+            kind: 'name_clash',
+            toolName: name,
+            message: `${listed.source.info.name} offers a tool named "${name}", which ${first.source.info.name} already offers; the second one is refused.`,
+          });
+        }
+      }
+      return {
+        tools: [...byName.values()],
+        get: (name) => byName.get(name),
+        problems,
+      };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Where tools come from. A `ToolSource` lists, for one user (and chat), the
+ * tools it can serve with each one's state, and runs a call of one of them.
+ * The built-in tools are one source (`builtin-tool-source.ts`); each MCP server
+ * will be another. The turn's toolset, the capabilities inspector and the
+ * settings service all read the same sources through one `ToolCatalog`
+ * (`tool-catalog.ts`), so they always agree on what exists.
+ */
+import type { SavedToolSettingsByName } from '../runtime';
+import type { EffectiveToolSettings, RegisteredTool, ToolContext, ToolScope } from '../types';
+
+/** enabled: offered to the model; disabled: switched off in the settings; unavailable: the source cannot serve it now. */
+export type ToolState = 'enabled' | 'disabled' | 'unavailable';
+
+export interface ToolSourceInfo {
+  /** Stable and unique among the sources: `builtin`, or `mcp:<server id>`. */
+  id: string;
+  /** `builtin` for the server's own tools, `server` for an MCP server's. */
+  kind: 'builtin' | 'server';
+  /** For people: "Built-in tools", the MCP server's name. */
+  name: string;
+}
+
+export interface ToolListingRequest extends ToolScope {
+  /** The user's saved tool settings by tool name, read once for every source. */
+  saved: SavedToolSettingsByName;
+  /** Fires when the listing is no longer wanted (its budget ran out, the turn was cancelled). */
+  signal: AbortSignal;
+  /** How long the source may take to answer; the catalog stops waiting after it. */
+  budgetMs: number;
+}
+
+/** One tool as a source lists it. */
+export interface SourcedTool {
+  tool: RegisteredTool;
+  source: ToolSource;
+  /** The user's effective settings of the tool (defaults < saved). */
+  settings: EffectiveToolSettings;
+  state: ToolState;
+  /** Why the tool is not enabled (always present unless it is). */
+  reason?: string;
+}
+
+export interface ToolSource {
+  readonly info: ToolSourceInfo;
+  /** The tools this source can serve for the request's user and chat, with their states. */
+  listTools(request: ToolListingRequest): Promise<SourcedTool[]>;
+  /**
+   * Runs one call of a tool this source listed. The caller has checked the
+   * tool is enabled and runs this inside the tool's budget and cancel race
+   * (`runWithToolBudget`): `context.signal` fires on either.
+   */
+  execute(tool: SourcedTool, args: unknown, context: ToolContext): Promise<unknown>;
+}
+
+export const DISABLED_TOOL_REASON =
+  'Switched off for this user in Settings → Tools (PUT /api/settings/tools/:toolName).';
+
+/** A listed tool's state: unavailable (with the source's reason) wins over the user's switch. */
+export function describeSourcedTool(
+  source: ToolSource,
+  tool: RegisteredTool,
+  settings: EffectiveToolSettings,
+  unavailableReason: string | undefined,
+): SourcedTool {
+  if (unavailableReason !== undefined)
+    return { tool, source, settings, state: 'unavailable', reason: unavailableReason };
+  if (!settings.enabled)
+    return { tool, source, settings, state: 'disabled', reason: DISABLED_TOOL_REASON };
+  return { tool, source, settings, state: 'enabled' };
+}
