@@ -12,6 +12,7 @@ import {
 } from '../../src/services/tools';
 import { cookieFrom, TEST_AUTH_SECRET, TEST_PASSWORD } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-databases';
+import { waitUntil } from '../support/wait-until';
 
 let testDatabase: TestDatabase;
 beforeAll(async () => {
@@ -22,6 +23,11 @@ afterAll(() => testDatabase.dispose());
 function buildServer(lines: string[]) {
   const { database } = testDatabase;
   const events: string[] = [];
+  // The slow request finishes when the test says so, not after a guessed delay.
+  let finishSlowRequest = () => {};
+  const slowRequestMayFinish = new Promise<void>((resolve) => {
+    finishSlowRequest = resolve;
+  });
   const logger = createLogger({ write: (line) => lines.push(line) });
   const auth = createAuth({ database, secret: TEST_AUTH_SECRET, allowSignup: true });
   const app = createApp({
@@ -33,7 +39,7 @@ function buildServer(lines: string[]) {
     runningTurns: createMemoryRunningTurns(),
   }).get('/slow', async () => {
     events.push('slow request started');
-    await Bun.sleep(300);
+    await slowRequestMayFinish;
     events.push('slow request finished');
     return { done: true };
   });
@@ -49,7 +55,7 @@ function buildServer(lines: string[]) {
     host: '127.0.0.1',
     port: 0,
   });
-  return { server, events };
+  return { server, events, finishSlowRequest };
 }
 
 async function signUp(url: string): Promise<{ cookie: string; id: string }> {
@@ -67,13 +73,19 @@ async function signUp(url: string): Promise<{ cookie: string; id: string }> {
 }
 
 test('stopping lets a request in flight finish, refuses new ones, then closes the database', async () => {
-  const { server, events } = buildServer([]);
+  const { server, events, finishSlowRequest } = buildServer([]);
   const { cookie } = await signUp(server.url);
   const inFlight = fetch(`${server.url}/api/slow`, { headers: { cookie } });
-  while (!events.includes('slow request started')) await Bun.sleep(5);
+  expect(await waitUntil(() => events.includes('slow request started'))).toBe(true);
   const stopped = server.stop();
-  await Bun.sleep(20);
-  await expect(fetch(`${server.url}/api/health`)).rejects.toThrow();
+  const refused = () =>
+    fetch(`${server.url}/api/health`).then(
+      () => false,
+      () => true,
+    );
+  expect(await waitUntil(refused)).toBe(true);
+  expect(events).toEqual(['slow request started']);
+  finishSlowRequest();
   const response = await inFlight;
   expect(response.status).toBe(200);
   expect(await response.json()).toEqual({ done: true });

@@ -1,13 +1,14 @@
 import { Database } from 'bun:sqlite';
 import { expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { getTestPostgres } from '../support/postgres-server';
 import { startServerProcess } from '../support/server-process';
+import { createTempTree } from '../support/temp-tree';
 
 test('with no configuration the server creates its SQLite file (WAL) under ./data and binds to 127.0.0.1', async () => {
-  const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-start-'));
+  const tree = createTempTree('mango-start');
+  const workingDirectory = tree.root;
   try {
     const server = await startServerProcess({}, { cwd: workingDirectory });
     try {
@@ -25,13 +26,14 @@ test('with no configuration the server creates its SQLite file (WAL) under ./dat
     sqlite.close();
     expect(mode.journal_mode).toBe('wal');
   } finally {
-    rmSync(workingDirectory, { recursive: true, force: true });
+    tree.remove();
   }
 }, 30_000);
 
 test('DATABASE_URL switches the server to PostgreSQL', async () => {
   const postgres = await getTestPostgres();
-  const dataDir = mkdtempSync(join(tmpdir(), 'mango-start-'));
+  const tree = createTempTree('mango-start');
+  const dataDir = tree.root;
   try {
     const server = await startServerProcess({
       DATABASE_URL: await postgres.createDatabase(),
@@ -45,7 +47,7 @@ test('DATABASE_URL switches the server to PostgreSQL', async () => {
     }
     expect(existsSync(join(dataDir, 'mango.db'))).toBe(false);
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    tree.remove();
   }
 }, 60_000);
 
@@ -56,7 +58,8 @@ test('an invalid setting stops the server at start-up with a message naming the 
 }, 30_000);
 
 test('a restart keeps accounts, sessions (the generated secret is kept, owner-only) and settings', async () => {
-  const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-restart-'));
+  const tree = createTempTree('mango-restart');
+  const workingDirectory = tree.root;
   try {
     const first = await startServerProcess({}, { cwd: workingDirectory });
     let cookie = '';
@@ -100,19 +103,20 @@ test('a restart keeps accounts, sessions (the generated secret is kept, owner-on
     }
     expect(readFileSync(secretFile, 'utf8')).toBe(secret);
   } finally {
-    rmSync(workingDirectory, { recursive: true, force: true });
+    tree.remove();
   }
 }, 60_000);
 
 test('settings are read from a .env file in the directory the server starts in', async () => {
-  const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-dotenv-'));
+  const tree = createTempTree('mango-dotenv');
+  const workingDirectory = tree.root;
   try {
-    writeFileSync(join(workingDirectory, '.env'), 'MANGO_DATA_DIR=./from-dotenv\n');
+    tree.add({ '.env': 'MANGO_DATA_DIR=./from-dotenv\n' });
     const server = await startServerProcess({}, { cwd: workingDirectory });
     expect(await server.stop()).toBe(0);
     expect(existsSync(join(workingDirectory, 'from-dotenv', 'mango.db'))).toBe(true);
     expect(existsSync(join(workingDirectory, 'data'))).toBe(false);
   } finally {
-    rmSync(workingDirectory, { recursive: true, force: true });
+    tree.remove();
   }
 }, 30_000);

@@ -1,12 +1,12 @@
 /**
- * Shared fixtures for the filesystem tool tests: a real temp directory tree
- * with symlinks in and out, a context factory, and a call helper that goes
- * through executeTool like the turn loop does.
+ * Shared fixtures for the filesystem tool tests: the containment tree (a real
+ * temp directory with symlinks in and out, built by `createTempTree`), a
+ * context factory, and a call helper that goes through executeTool like the
+ * turn loop does.
  */
 import { expect } from 'bun:test';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ChatMode } from '@mango/shared';
 import {
   createMemoryFreshnessLedger,
   executeTool,
@@ -15,43 +15,19 @@ import {
   type ToolCallContext,
   ToolError,
 } from '../../src/services/tools/index';
+import { CONTAINMENT_TREE, createTempTree, type TempTree, type TreeNode } from './temp-tree';
 
-export interface FsFixture {
-  root: string;
+export interface FsFixture extends TempTree {
+  /** The working directory, `root/w`. */
   work: string;
+  /** `root/outside`, beside the working directory. */
   outside: string;
-  cleanup(): void;
 }
 
-/**
- * root/
- *   w/  (the working directory)  a.txt, sub/b.txt, secret/key.txt,
- *       link-out-file -> ../outside/o.txt, link-out-dir -> ../outside,
- *       chain1 -> chain2 -> ../outside/o.txt, broken-out -> ../outside/missing.txt,
- *       link-secret -> secret
- *   w2/x.txt   (sibling-prefix trick)
- *   outside/o.txt
- */
-export function createFsFixture(prefix: string): FsFixture {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), `${prefix}-`)));
-  const work = path.join(root, 'w');
-  const outside = path.join(root, 'outside');
-  mkdirSync(path.join(work, 'sub'), { recursive: true });
-  mkdirSync(path.join(work, 'secret'));
-  mkdirSync(path.join(root, 'w2'));
-  mkdirSync(outside);
-  writeFileSync(path.join(work, 'a.txt'), 'alpha\n');
-  writeFileSync(path.join(work, 'sub', 'b.txt'), 'beta\n');
-  writeFileSync(path.join(work, 'secret', 'key.txt'), 'key\n');
-  writeFileSync(path.join(root, 'w2', 'x.txt'), 'x\n');
-  writeFileSync(path.join(outside, 'o.txt'), 'outside\n');
-  symlinkSync('../outside/o.txt', path.join(work, 'link-out-file'));
-  symlinkSync('../outside', path.join(work, 'link-out-dir'));
-  symlinkSync('chain2', path.join(work, 'chain1'));
-  symlinkSync('../outside/o.txt', path.join(work, 'chain2'));
-  symlinkSync('../outside/missing.txt', path.join(work, 'broken-out'));
-  symlinkSync('secret', path.join(work, 'link-secret'));
-  return { root, work, outside, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+/** The containment tree (see `CONTAINMENT_TREE`) in a fresh temp directory, plus `extra` entries below its root. */
+export function createFsFixture(prefix: string, extra: Record<string, TreeNode> = {}): FsFixture {
+  const tree = createTempTree(prefix, { ...CONTAINMENT_TREE, ...extra });
+  return { ...tree, work: tree.at('w'), outside: tree.at('outside') };
 }
 
 /** Paths (relative to the working directory unless absolute) that containment must refuse. */
@@ -69,7 +45,7 @@ export function containmentEscapes(fixture: FsFixture): Array<[string, string]> 
 }
 
 export interface ContextOptions {
-  mode?: 'chat' | 'agent';
+  mode?: ChatMode;
   workingDirectory?: string;
   restrict?: boolean;
   freshness?: FileFreshnessLedger;

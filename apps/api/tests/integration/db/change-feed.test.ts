@@ -8,14 +8,7 @@ import {
 import { openDatabase } from '../../../src/db/database';
 import { getTestPostgres } from '../../support/postgres-server';
 import { createTestDatabaseConfig } from '../../support/test-databases';
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await Bun.sleep(10);
-  }
-}
+import { waitUntil } from '../../support/wait-until';
 
 function recorder() {
   const changes: string[] = [];
@@ -60,22 +53,22 @@ test('PostgreSQL: signals cross instances; a lost connection resets subscribers 
   try {
     const heard = recorder();
     feed.subscribe('user_tool_settings', heard.subscriber);
-    await waitFor(() => feed.isLive());
+    expect(await waitUntil(() => feed.isLive(), 10_000)).toBe(true);
     const resetsWhenLive = heard.resets();
 
     await sender.changes.notify('user_tool_settings', 'user-a');
-    await waitFor(() => heard.changes.includes('user-a'));
+    expect(await waitUntil(() => heard.changes.includes('user-a'), 10_000)).toBe(true);
 
     await admin.query(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
       [CHANGE_FEED_APPLICATION_NAME],
     );
     // Subscribers are told to forget what they cached, and the feed comes back.
-    await waitFor(() => heard.resets() > resetsWhenLive);
-    await waitFor(() => feed.isLive());
+    expect(await waitUntil(() => heard.resets() > resetsWhenLive, 10_000)).toBe(true);
+    expect(await waitUntil(() => feed.isLive(), 10_000)).toBe(true);
 
     await sender.changes.notify('user_tool_settings', 'user-b');
-    await waitFor(() => heard.changes.includes('user-b'));
+    expect(await waitUntil(() => heard.changes.includes('user-b'), 10_000)).toBe(true);
   } finally {
     await admin.end();
     await feed.close();

@@ -4,32 +4,29 @@
  * fields the chat's provider would receive — checked against what a real turn
  * then sends to the fake provider, for OpenAI Responses and Anthropic.
  */
-import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { type Chat, ChatCapabilities } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import '../../../src/services/tools';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { listTools } from '../../../src/services/tools/registry';
 import { DISABLED_TOOL_REASON } from '../../../src/services/tools/sources/tool-source';
-import { type FakeProviderServer, say, startFakeProviderServer } from '../../support/fake-provider';
+import { say, useFakeProviderServer } from '../../support/fake-provider';
 import { readTurnEvents } from '../../support/sse-client';
+import { createTempTree, type TempTree } from '../../support/temp-tree';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 
-let fake: FakeProviderServer;
+const fake = useFakeProviderServer();
+let tree: TempTree;
 let workspace: string;
 beforeAll(async () => {
-  fake = await startFakeProviderServer();
-  workspace = mkdtempSync(join(tmpdir(), 'mango-capabilities-'));
+  tree = createTempTree('mango-capabilities');
+  workspace = tree.root;
 });
 afterAll(async () => {
-  await fake.close();
-  rmSync(workspace, { recursive: true, force: true });
+  tree.remove();
 });
-beforeEach(() => fake.reset());
 
 const json = (method: string, body: unknown): RequestInit => ({
   method,

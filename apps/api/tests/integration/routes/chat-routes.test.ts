@@ -4,36 +4,28 @@
  * real built-in tools on a temp directory, and the SSE stream read as a client
  * would. What the stream said and what a reload shows must agree.
  */
-import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Chat, ChatMessage, TurnStreamEvent } from '@mango/shared';
 import '../../../src/services/tools';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
-import {
-  callTool,
-  type FakeProviderServer,
-  say,
-  startFakeProviderServer,
-} from '../../support/fake-provider';
+import { callTool, say, useFakeProviderServer } from '../../support/fake-provider';
 import { readSseFrames, readTurnEvents, summedUsage } from '../../support/sse-client';
+import { createTempTree, type TempTree } from '../../support/temp-tree';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 import { waitUntil } from '../../support/wait-until';
 
-let fake: FakeProviderServer;
+const fake = useFakeProviderServer();
+let tree: TempTree;
 let workspace: string;
 beforeAll(async () => {
-  fake = await startFakeProviderServer();
-  workspace = mkdtempSync(join(tmpdir(), 'mango-chat-routes-'));
-  writeFileSync(join(workspace, 'notes.txt'), 'hello from disk\n');
+  tree = createTempTree('mango-chat-routes', { 'notes.txt': 'hello from disk\n' });
+  workspace = tree.root;
 });
 afterAll(async () => {
-  await fake.close();
-  rmSync(workspace, { recursive: true, force: true });
+  tree.remove();
 });
-beforeEach(() => fake.reset());
 
 const json = (body: unknown): RequestInit => ({
   method: 'POST',

@@ -7,17 +7,13 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Chat, TurnStreamEvent } from '@mango/shared';
 import { createDatabaseRunningTurns } from '../../../src/services/chat/running-turns';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
-import { type FakeProviderServer, say, startFakeProviderServer } from '../../support/fake-provider';
+import { say, useFakeProviderServer } from '../../support/fake-provider';
 import { readSseFrames, readTurnEvents, summedUsage } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 import { waitUntil } from '../../support/wait-until';
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
+const fake = useFakeProviderServer();
 
 const json = (body: unknown): RequestInit => ({
   method: 'POST',

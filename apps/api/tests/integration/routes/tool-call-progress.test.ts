@@ -9,21 +9,12 @@ import type { Chat, ChatMessage, TurnStreamEvent } from '@mango/shared';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { createToolRegistry } from '../../../src/services/tools/registry';
 import type { ToolProgressEvent } from '../../../src/services/tools/types';
-import {
-  callTool,
-  type FakeProviderServer,
-  say,
-  startFakeProviderServer,
-} from '../../support/fake-provider';
+import { callTool, say, useFakeProviderServer } from '../../support/fake-provider';
 import { readTurnEvents, summedUsage } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
+const fake = useFakeProviderServer();
 
 function createProgressRegistry() {
   const registry = createToolRegistry();

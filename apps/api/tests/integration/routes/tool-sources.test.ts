@@ -5,7 +5,7 @@
  * their source in a turn; a source that cannot list is reported, not fatal;
  * and an unexpected failure streams a generic error naming the request id.
  */
-import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type {
   Chat,
   ChatCapabilities,
@@ -15,23 +15,13 @@ import type {
 } from '@mango/shared';
 import { createLogger } from '../../../src/logger';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
-import {
-  callTool,
-  type FakeProviderServer,
-  say,
-  startFakeProviderServer,
-} from '../../support/fake-provider';
+import { callTool, say, useFakeProviderServer } from '../../support/fake-provider';
 import { readTurnEvents, summedUsage } from '../../support/sse-client';
 import { createEchoTool, createStaticToolSource } from '../../support/static-tool-source';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProviderServer();
 
 const json = (method: string, body: unknown): RequestInit => ({
   method,

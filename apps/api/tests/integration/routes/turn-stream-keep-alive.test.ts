@@ -13,12 +13,7 @@ import { TURN_STREAM_HEARTBEAT_MS } from '../../../src/routes/turn-event-stream'
 import { SERVER_IDLE_TIMEOUT_SECONDS, startServer } from '../../../src/server';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { createToolRegistry } from '../../../src/services/tools/registry';
-import {
-  callTool,
-  type FakeProviderServer,
-  say,
-  startFakeProviderServer,
-} from '../../support/fake-provider';
+import { callTool, say, useFakeProviderServer } from '../../support/fake-provider';
 import { readTurnEvents } from '../../support/sse-client';
 import { createEchoTool } from '../../support/static-tool-source';
 import { startTestApp, type TestApp } from '../../support/test-app';
@@ -26,14 +21,12 @@ import { createTestDatabase, type TestDatabase } from '../../support/test-databa
 
 const SILENT_MS = 5_000;
 
-let fake: FakeProviderServer;
+const fake = useFakeProviderServer();
 let testDatabase: TestDatabase;
 beforeAll(async () => {
-  fake = await startFakeProviderServer();
   testDatabase = await createTestDatabase('sqlite');
 });
 afterAll(async () => {
-  await fake.close();
   await testDatabase.dispose();
 });
 

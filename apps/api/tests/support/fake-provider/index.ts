@@ -1,3 +1,4 @@
 /** The fake provider server and its script vocabulary (test support). */
 export * from './fake-provider-server';
 export * from './fake-turn';
+export * from './use-fake-provider-server';

@@ -3,7 +3,7 @@
  * tool round trip) is replayed as history to every other adapter, which must
  * send the call and its result in its own format, paired by its own ids.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
 import { PROVIDER_IDS } from '../../../../src/services/providers/provider-registry';
@@ -12,7 +12,7 @@ import {
   callTool,
   type FakeProviderServer,
   say,
-  startFakeProviderServer,
+  useFakeProviderServer,
 } from '../../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
 import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
@@ -20,11 +20,7 @@ import { createScenarioRegistry, createScenarioToolset } from '../../../support/
 /** Recorded request bodies are arbitrary provider JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: read as recorded, checked by the assertions.
 type Json = any;
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
+const fake = useFakeProviderServer();
 
 interface Exchange {
   callId?: string;

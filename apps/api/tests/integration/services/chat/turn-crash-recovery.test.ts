@@ -5,7 +5,7 @@
  * (in-process) reloads the messages, recovers the dead instance's stale claim
  * and runs the next turn, whose request must replay a consistent history.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test';
+import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Chat, ChatMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
 import { createDatabaseRunningTurns } from '../../../../src/services/chat/running-turns';
@@ -13,10 +13,9 @@ import { INTERRUPTED_CALL_MESSAGE } from '../../../../src/services/chat/unanswer
 import { createProviderRegistry } from '../../../../src/services/providers/provider-registry';
 import {
   callTool,
-  type FakeProviderServer,
   type FakeTurn,
   say,
-  startFakeProviderServer,
+  useFakeProviderServer,
 } from '../../../support/fake-provider';
 import { type ServerProcess, startServerProcess } from '../../../support/server-process';
 import { readSseFrames, readTurnEvents, summedUsage } from '../../../support/sse-client';
@@ -27,12 +26,7 @@ import { waitUntil } from '../../../support/wait-until';
 // biome-ignore lint/suspicious/noExplicitAny: recorded provider request bodies are arbitrary JSON.
 type Json = any;
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProviderServer();
 
 const json = (body: unknown): RequestInit => ({
   method: 'POST',

@@ -3,7 +3,7 @@
  * against the official SDK of each provider pointed at the fake provider
  * server, and checks both what the loop produced and what was sent back.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { ConversationMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
 import { PROVIDER_IDS } from '../../../../src/services/providers/provider-registry';
@@ -11,10 +11,9 @@ import type { ProviderId } from '../../../../src/services/providers/spec';
 import type { StoredToolSettings } from '../../../../src/services/tools/types';
 import {
   callTool,
-  type FakeProviderServer,
   type FakeTurn,
   say,
-  startFakeProviderServer,
+  useFakeProviderServer,
 } from '../../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
 import {
@@ -27,12 +26,7 @@ import { waitUntil } from '../../../support/wait-until';
 /** Recorded request bodies are arbitrary provider JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: read as recorded, checked by the assertions.
 type Json = any;
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProviderServer();
 
 interface ScenarioOptions {
   saved?: Record<string, StoredToolSettings>;

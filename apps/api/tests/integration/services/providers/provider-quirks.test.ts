@@ -1,25 +1,15 @@
 /** The provider quirks docs/chat-turns.md#the-provider-contract assigns to the Gemini and Anthropic adapters. */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
 import { STAND_IN_THOUGHT_SIGNATURE } from '../../../../src/services/providers/gemini/convert-messages';
 import type { ProviderRequest, ToolDefinition } from '../../../../src/services/providers/spec';
 import { collectEvents, completedCalls } from '../../../support/collect-events';
-import {
-  type FakeProviderServer,
-  type FakeTurn,
-  say,
-  startFakeProviderServer,
-} from '../../../support/fake-provider';
+import { type FakeTurn, say, useFakeProviderServer } from '../../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
 import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProviderServer();
 
 const user = (text: string): ConversationMessage => ({
   role: 'user',

@@ -5,26 +5,17 @@
  * signatures) replayed through each official SDK and the turn loop: what the
  * adapter parses, and the request body it sends back.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConversationMessage, TurnStreamEvent } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
 import type { ProviderId } from '../../../../src/services/providers/spec';
-import {
-  type FakeProviderServer,
-  say,
-  startFakeProviderServer,
-} from '../../../support/fake-provider';
+import { say, useFakeProviderServer } from '../../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
 import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProviderServer();
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, '__fixtures__', name), 'utf8');
 

@@ -8,18 +8,11 @@ import { createToolSettingsService } from '../../../../src/services/tools/tool-s
 import { alwaysOnProbeTool, switchableProbeTool } from '../../../support/probe-tools';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestUser } from '../../../support/test-rows';
+import { waitUntil } from '../../../support/wait-until';
 
 const registry = createToolRegistry();
 registry.register(switchableProbeTool);
 registry.register(alwaysOnProbeTool);
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await Bun.sleep(10);
-  }
-}
 
 describeEachDatabase('tool settings service', (_kind, current) => {
   const serviceFor = (database = current().database) =>
@@ -47,20 +40,29 @@ describeEachDatabase('tool settings service', (_kind, current) => {
     const otherDatabase = openDatabase(config);
     try {
       const there = serviceFor(otherDatabase);
-      await waitFor(async () => database.changes.isLive() && otherDatabase.changes.isLive());
+      expect(
+        await waitUntil(
+          async () => database.changes.isLive() && otherDatabase.changes.isLive(),
+          5_000,
+        ),
+      ).toBe(true);
       const limitHere = async () =>
         (await here.listToolSettings(userId)).find((tool) => tool.name === 'switchable_probe')
           ?.parameters.limit;
       expect(await limitHere()).toBe(10);
       expect(await limitHere()).toBe(10);
       await there.updateToolSettings(userId, 'switchable_probe', { parameters: { limit: 77 } });
-      await waitFor(async () => (await limitHere()) === 77);
+      expect(await waitUntil(async () => (await limitHere()) === 77, 5_000)).toBe(true);
       await there.updateToolSettings(userId, 'switchable_probe', { enabled: false });
-      await waitFor(async () =>
-        (await here.listToolSettings(userId)).some(
-          (tool) => tool.name === 'switchable_probe' && !tool.enabled,
+      expect(
+        await waitUntil(
+          async () =>
+            (await here.listToolSettings(userId)).some(
+              (tool) => tool.name === 'switchable_probe' && !tool.enabled,
+            ),
+          5_000,
         ),
-      );
+      ).toBe(true);
     } finally {
       await otherDatabase.close();
     }

@@ -4,6 +4,7 @@ import {
   createToolProgressForwarder,
   MAX_PROGRESS_REPORT_BYTES,
 } from '../../../../src/services/chat/tool-call-progress';
+import { waitUntil } from '../../../support/wait-until';
 
 const call = { toolCallId: 'call_1', name: 'busy' };
 
@@ -37,7 +38,7 @@ describe('tool progress pacing', () => {
     forwarder.report({ type: 'step', message: 'two' });
     forwarder.report({ type: 'step', message: 'three' });
     expect(events.map((event) => event.progress.message)).toEqual(['one']);
-    for (let waited = 0; events.length < 2 && waited < 3000; waited += 10) await Bun.sleep(10);
+    expect(await waitUntil(() => events.length >= 2)).toBe(true);
     expect(events.map((event) => event.progress.message)).toEqual(['one', 'three']);
     forwarder.close();
     expect(events).toHaveLength(2);

@@ -9,6 +9,7 @@ import {
 } from '../../../../src/services/tools';
 import type { RegisteredTool, ToolContext } from '../../../../src/services/tools/types';
 import { createTestCallContext } from '../../../support/tool-context';
+import { waitUntil } from '../../../support/wait-until';
 
 async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   try {
@@ -199,7 +200,9 @@ describe('executeTool', () => {
       undefined,
       { registry },
     );
-    setTimeout(() => parent.abort(), 20);
+    // Abort once the tool runs, so the abort reaches it rather than stopping it from starting.
+    expect(await waitUntil(() => observed.signal !== undefined)).toBe(true);
+    parent.abort();
     const error = await rejection(call);
     expect(error).toBeInstanceOf(ToolAbortedError);
     expect(error.code).toBe('aborted');

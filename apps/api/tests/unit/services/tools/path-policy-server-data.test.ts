@@ -1,24 +1,23 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError } from '../../../../src/services/tools/errors';
 import {
   createPathFilter,
   resolveAndValidatePath,
 } from '../../../../src/services/tools/path-policy';
+import { createTempTree } from '../../../support/temp-tree';
 
-const root = mkdtempSync(path.join(tmpdir(), 'mango-server-data-'));
-const dataDir = path.join(root, 'data');
-const work = path.join(root, 'work');
-mkdirSync(dataDir);
-mkdirSync(work);
-writeFileSync(path.join(dataDir, 'mango.sqlite'), 'db');
-writeFileSync(path.join(work, 'notes.txt'), 'hello');
-symlinkSync(dataDir, path.join(work, 'sneaky'));
+const tree = createTempTree('mango-server-data', {
+  'data/mango.sqlite': 'db',
+  'work/notes.txt': 'hello',
+});
+const root = tree.root;
+const dataDir = tree.at('data');
+const work = tree.at('work');
+tree.add({ 'work/sneaky': { link: dataDir } });
 
 afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
+  tree.remove();
 });
 
 const unprotectedChat = {
@@ -48,8 +47,8 @@ async function refusal(promise: Promise<unknown>): Promise<PermissionDeniedError
 
 describe('the server data directory is never reachable through the path policy', () => {
   test('two calls with different protected paths do not share them (no global state)', async () => {
-    const other = path.join(root, 'other-data');
-    mkdirSync(other);
+    tree.add({ 'other-data': { dir: true } });
+    const other = tree.at('other-data');
     const inOther = path.join(other, 'x.txt');
     await refusal(resolveAndValidatePath(inOther, { ...chat, protectedPaths: [other] }));
     expect((await resolveAndValidatePath(inOther, chat)).exists).toBe(false);

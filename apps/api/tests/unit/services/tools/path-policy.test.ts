@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import {
   PermissionDeniedError,
@@ -18,56 +18,34 @@ import {
   resolveAndValidatePath,
   toReportedPath,
 } from '../../../../src/services/tools/path-policy';
+import { CONTAINMENT_TREE, createTempTree, type TempTree } from '../../../support/temp-tree';
 
+let tree: TempTree;
 let root: string;
 let work: string;
 let outside: string;
 
 /*
- * root/
- *   w/                       the working directory
- *     a.txt
- *     sub/b.txt
- *     secret/key.txt         denied in some tests
- *     link-out-file -> ../outside/o.txt
- *     link-out-dir  -> ../outside
+ * The containment tree (tests/support/temp-tree.ts) plus, in w/:
  *     link-in-file  -> a.txt
- *     chain1 -> chain2 -> ../outside/o.txt (relative chain)
  *     broken-in  -> a-missing-file
- *     broken-out -> ../outside/missing.txt
- *     link-secret -> secret
  *     loop1 <-> loop2
- *   w2/x.txt                 the sibling-prefix trick
- *   outside/o.txt
+ * (secret/key.txt is denied in some tests.)
  */
 beforeAll(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'path-policy-')));
-  work = path.join(root, 'w');
-  outside = path.join(root, 'outside');
-  mkdirSync(path.join(work, 'sub'), { recursive: true });
-  mkdirSync(path.join(work, 'secret'));
-  mkdirSync(path.join(root, 'w2'));
-  mkdirSync(outside);
-  writeFileSync(path.join(work, 'a.txt'), 'a');
-  writeFileSync(path.join(work, 'sub', 'b.txt'), 'b');
-  writeFileSync(path.join(work, 'secret', 'key.txt'), 'k');
-  writeFileSync(path.join(root, 'w2', 'x.txt'), 'x');
-  writeFileSync(path.join(outside, 'o.txt'), 'o');
-  symlinkSync('../outside/o.txt', path.join(work, 'link-out-file'));
-  symlinkSync('../outside', path.join(work, 'link-out-dir'));
-  symlinkSync('a.txt', path.join(work, 'link-in-file'));
-  symlinkSync('chain2', path.join(work, 'chain1'));
-  symlinkSync('../outside/o.txt', path.join(work, 'chain2'));
-  symlinkSync('a-missing-file', path.join(work, 'broken-in'));
-  symlinkSync('../outside/missing.txt', path.join(work, 'broken-out'));
-  symlinkSync('secret', path.join(work, 'link-secret'));
-  symlinkSync('loop2', path.join(work, 'loop1'));
-  symlinkSync('loop1', path.join(work, 'loop2'));
+  tree = createTempTree('path-policy', {
+    ...CONTAINMENT_TREE,
+    'w/link-in-file': { link: 'a.txt' },
+    'w/broken-in': { link: 'a-missing-file' },
+    'w/loop1': { link: 'loop2' },
+    'w/loop2': { link: 'loop1' },
+  });
+  root = tree.root;
+  work = tree.at('w');
+  outside = tree.at('outside');
 });
 
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => tree.remove());
 
 function agent(overrides: Partial<PathPolicyContext> = {}): PathPolicyContext {
   return {
@@ -260,8 +238,8 @@ describe('resolveAndValidatePath: containment', () => {
   });
 
   test('a working directory reached through a symlink still contains its files', async () => {
-    const linkedWork = path.join(root, 'linked-w');
-    symlinkSync(work, linkedWork);
+    const linkedWork = tree.at('linked-w');
+    tree.add({ 'linked-w': { link: work } });
     try {
       const resolved = await resolveAndValidatePath(
         'sub/b.txt',

@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createOpenAICompatibleProvider } from '../../../../../src/services/providers/openai-compatible/openai-compatible-provider';
 import type { ProviderRequest } from '../../../../../src/services/providers/spec';
 import { collectEvents, completedCalls, textOf } from '../../../../support/collect-events';
-import {
-  type FakeProviderServer,
-  startFakeProviderServer,
-} from '../../../../support/fake-provider';
+import { useFakeProviderServer } from '../../../../support/fake-provider';
 import { waitUntil } from '../../../../support/wait-until';
 
-let fake: FakeProviderServer;
-beforeAll(async () => {
-  fake = await startFakeProviderServer();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
+const fake = useFakeProviderServer();
 
 const provider = () =>
   createOpenAICompatibleProvider({ baseURL: fake.baseUrl('openai-compatible'), maxRetries: 0 });

@@ -33,7 +33,7 @@ const fixture: FsFixture = createFsFixture('edit-file');
 let counter = 0;
 
 afterAll(() => {
-  fixture.cleanup();
+  fixture.remove();
 });
 
 function sha256(data: string | Uint8Array): string {

@@ -27,6 +27,7 @@ import {
   type FsFixture,
   failure,
 } from '../../../../support/fs-tool-fixture';
+import { waitUntil } from '../../../../support/wait-until';
 
 // Created at load time so test names can list the fixture's escape paths.
 const fixture: FsFixture = createFsFixture('read-file');
@@ -34,7 +35,7 @@ const files = path.join(fixture.work, 'files');
 mkdirSync(files);
 
 afterAll(() => {
-  fixture.cleanup();
+  fixture.remove();
 });
 
 function write(name: string, content: string | Uint8Array): string {
@@ -369,7 +370,7 @@ describe('read_file: caps on delivered bytes', () => {
       { stdout: 'ignore', stderr: 'ignore' },
     );
     try {
-      while (Bun.file(file).size <= BYTE_VIEW_MAX_BYTES) await Bun.sleep(5);
+      expect(await waitUntil(() => Bun.file(file).size > BYTE_VIEW_MAX_BYTES, 10_000)).toBe(true);
       const error = await failure(read({ path: 'files/appending.bin', view: 'hex' }));
       expect(error.message).toContain('256 KiB');
     } finally {

@@ -37,7 +37,7 @@ const fixture: FsFixture = createFsFixture('write-file');
 let counter = 0;
 
 afterAll(() => {
-  fixture.cleanup();
+  fixture.remove();
 });
 
 /** A fresh directory inside the working directory for one test. */

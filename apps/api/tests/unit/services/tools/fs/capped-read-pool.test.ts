@@ -1,26 +1,23 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { readFile } from '../../../../../src/services/tools/builtin/read-file';
 import {
   FileOverCapError,
   openRegularFile,
   readAllCappedLeased,
 } from '../../../../../src/services/tools/fs/capped-read';
+import { createTempTree } from '../../../../support/temp-tree';
 import { createTestToolContext } from '../../../../support/tool-context';
 
-const directory = mkdtempSync(path.join(tmpdir(), 'mango-pool-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const tree = createTempTree('mango-pool');
+afterAll(() => tree.remove());
 
 const MiB = 1024 * 1024;
 const CAP = 10 * MiB;
 
 function makeFile(name: string, size: number, fill: number): string {
-  const file = path.join(directory, name);
-  writeFileSync(file, Buffer.alloc(size, fill));
-  return file;
+  tree.add({ [name]: Buffer.alloc(size, fill) });
+  return tree.at(name);
 }
 
 async function lease(file: string, cap = CAP) {

@@ -21,6 +21,7 @@ import {
 import { findShellInterpreter } from '../../../../../../src/services/tools/builtin/shell/shell-interpreters';
 import { ToolAbortedError, ToolTimeoutError } from '../../../../../../src/services/tools/errors';
 import { createPidJanitor, isRunning, pidsIn } from '../../../../../support/processes';
+import { waitUntil } from '../../../../../support/wait-until';
 
 const bash = findShellInterpreter('bash');
 if (!bash)
@@ -149,7 +150,8 @@ describe('runShellCommand: nothing outlives the call', () => {
     const neighbour = runTracked(
       `sleep 100 & echo $! > ${pidFile}; echo $!; until [ -e ${release} ]; do sleep 0.01; done; echo done`,
     );
-    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await Bun.sleep(10);
+    const written = () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '';
+    expect(await waitUntil(written, 10_000)).toBe(true);
     const [neighbourChild] = janitor.track(pidsIn(readFileSync(pidFile, 'utf8')));
     const { result } = await runTracked('setsid sleep 100 & sleep 100', { timeoutMs: 300 });
     expect(result.termination).toBe('timed_out');
@@ -180,7 +182,7 @@ describe("runShellCommand: abort and the caller's budget", () => {
       { signal: controller.signal, timeoutMs: 60_000 },
     );
     // Aborted once both children run, however long that takes on a busy machine.
-    while (!existsSync(started)) await Bun.sleep(10);
+    expect(await waitUntil(() => existsSync(started), 10_000)).toBe(true);
     controller.abort(new ToolAbortedError());
     const { result, pids } = await running;
     expect(result.termination).toBe('aborted');

@@ -370,11 +370,11 @@ describe('shell tools: the execution layer budget', () => {
         enabled(),
       ),
     );
-    while (!existsSync(marker)) await Bun.sleep(10);
+    expect(await waitUntil(() => existsSync(marker), 10_000)).toBe(true);
     controller.abort();
     expect((await running).code).toBe('aborted');
     const [pid] = janitor.track(pidsIn(await Bun.file(marker).text()));
     // The tool kills the tree after the call has already been answered; give it a moment.
-    expect(await waitUntil(() => !isRunning(pid as number), 5000)).toBe(true);
+    expect(await waitUntil(() => !isRunning(pid as number), 5_000)).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import {
 } from '../../../../../../src/services/tools/builtin/grep/grep-worker-pool';
 import { requiredLiteralsOf } from '../../../../../../src/services/tools/builtin/grep/required-literal';
 import { createTempTree, type TempTree } from '../../../../../support/temp-tree';
+import { waitUntil } from '../../../../../support/wait-until';
 
 let tree: TempTree;
 let pool: GrepWorkerPool;
@@ -67,7 +68,7 @@ describe('grep worker pool', () => {
     const other = job('beta');
     const otherResult = other.run([tree.at('plain.txt')]);
     // Wait until the worker is inside the stuck file.
-    while (stuck.fileInProgress() === undefined) await Bun.sleep(5);
+    expect(await waitUntil(() => stuck.fileInProgress() !== undefined, 10_000)).toBe(true);
     expect(stuck.fileInProgress()).toBe(tree.at('evil.txt'));
     stuck.finish();
     const stopped = await stuckResult;
