@@ -1,7 +1,7 @@
 /**
  * The environment a shell command receives (docs/tools/shell.md#shell-tools): the server's own,
- * minus anything secret-shaped (unless the user let it through by name) and
- * minus what the user withheld, plus settings that keep commands from waiting
+ * minus the server's configuration (always), minus anything secret-shaped
+ * (unless the user let it through by name) and minus what the user withheld, plus settings that keep commands from waiting
  * on a pager or a credential prompt nobody will answer.
  */
 
@@ -15,6 +15,32 @@ export const SECRET_NAME_FRAGMENTS: readonly string[] = [
   'PRIVATE_KEY',
   'ACCESS_KEY',
 ];
+
+/**
+ * The server's own configuration: it never reaches a shell, whatever its name
+ * looks like and whatever `allowedEnvVars` says (`DATABASE_URL` carries the
+ * database password but matches no secret fragment). Every `MANGO_*` variable
+ * counts too.
+ */
+export const SERVER_CONFIGURATION_VARIABLES: readonly string[] = [
+  'DATABASE_URL',
+  'BETTER_AUTH_SECRET',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'GEMINI_API_KEY',
+  'GEMINI_BASE_URL',
+  'OPENAI_COMPATIBLE_API_KEY',
+  'OPENAI_COMPATIBLE_BASE_URL',
+];
+const SERVER_CONFIGURATION_PREFIX = 'MANGO_';
+
+export function isServerConfigurationName(name: string): boolean {
+  return (
+    SERVER_CONFIGURATION_VARIABLES.includes(name) || name.startsWith(SERVER_CONFIGURATION_PREFIX)
+  );
+}
 
 /** Always set, whatever the server's environment or the settings say. */
 export const FORCED_SHELL_ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -54,7 +80,7 @@ export function buildShellEnvironment(
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
     const secret = isSecretShapedName(name) && !allowed.has(name);
-    if (secret || denied.has(name)) {
+    if (secret || denied.has(name) || isServerConfigurationName(name)) {
       withheld.push(name);
       continue;
     }

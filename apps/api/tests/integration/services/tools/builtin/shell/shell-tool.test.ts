@@ -156,11 +156,19 @@ describe('shell tools: environment', () => {
   const saved = { ...process.env };
   beforeAll(() => {
     process.env.OPENAI_API_KEY = 'sk-from-the-server';
-    process.env.MANGO_TEST_ORDINARY = 'ordinary-value';
+    process.env.DATABASE_URL = 'postgres://mango:hunter2@db/mango';
+    process.env.SHELL_TEST_TOKEN = 'token-of-a-tool';
+    process.env.SHELL_TEST_ORDINARY = 'ordinary-value';
     process.env.PAGER = 'less';
   });
   afterAll(() => {
-    for (const name of ['OPENAI_API_KEY', 'MANGO_TEST_ORDINARY', 'PAGER']) {
+    for (const name of [
+      'OPENAI_API_KEY',
+      'DATABASE_URL',
+      'SHELL_TEST_TOKEN',
+      'SHELL_TEST_ORDINARY',
+      'PAGER',
+    ]) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
     }
@@ -168,25 +176,28 @@ describe('shell tools: environment', () => {
 
   test("OPENAI_API_KEY in the server's environment is not visible to the command", async () => {
     const result = await call({
-      command: 'printenv OPENAI_API_KEY || echo unset; printenv MANGO_TEST_ORDINARY',
+      command: 'printenv OPENAI_API_KEY || echo unset; printenv SHELL_TEST_ORDINARY',
     });
     expect(result.stdout).toBe('unset\nordinary-value\n');
   });
 
-  test('allowedEnvVars lets a named secret through', async () => {
+  test('allowedEnvVars lets a named secret through, but never the server’s configuration', async () => {
     const result = await call(
-      { command: 'printenv OPENAI_API_KEY || echo unset' },
+      {
+        command:
+          'printenv SHELL_TEST_TOKEN || echo unset; printenv OPENAI_API_KEY || echo unset; printenv DATABASE_URL || echo unset',
+      },
       {},
-      { allowedEnvVars: ['OPENAI_API_KEY'] },
+      { allowedEnvVars: ['SHELL_TEST_TOKEN', 'OPENAI_API_KEY', 'DATABASE_URL'] },
     );
-    expect(result.stdout).toBe('sk-from-the-server\n');
+    expect(result.stdout).toBe('token-of-a-tool\nunset\nunset\n');
   });
 
   test('deniedEnvVars withholds an ordinary variable', async () => {
     const result = await call(
-      { command: 'printenv MANGO_TEST_ORDINARY || echo unset' },
+      { command: 'printenv SHELL_TEST_ORDINARY || echo unset' },
       {},
-      { deniedEnvVars: ['MANGO_TEST_ORDINARY'] },
+      { deniedEnvVars: ['SHELL_TEST_ORDINARY'] },
     );
     expect(result.stdout).toBe('unset\n');
   });
