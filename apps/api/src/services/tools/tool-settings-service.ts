@@ -19,7 +19,7 @@ import {
 import type { ToolCatalog, ToolCatalogListing } from './sources/tool-catalog';
 import type { SourcedTool } from './sources/tool-source';
 import type { ToolSettingsRepository, ToolSettingsRow } from './tool-settings-repository';
-import type { StoredToolSettings, ToolSettingsUpdate } from './types';
+import type { RegisteredTool, StoredToolSettings, ToolSettingsUpdate } from './types';
 
 export interface ToolSettingsService {
   /**
@@ -80,12 +80,29 @@ function describeTool(
   };
 }
 
-/** Identifies the tools a listing offers: equal keys, equal tool metadata. */
-function catalogKeyOf(listing: ToolCatalogListing): string {
-  let key = '';
-  for (const listed of listing.tools)
-    key += `${listed.source.info.id}\u0000${listed.tool.definition.name}\u0000${listed.state === 'unavailable' ? (listed.reason ?? '') : ''}\u0001`;
-  return key;
+/** The tools a listing offers, as the cache compares them: each tool object and its unavailable reason. */
+interface CatalogShape {
+  tools: readonly RegisteredTool[];
+  reasons: readonly (string | undefined)[];
+}
+
+function shapeOf(listing: ToolCatalogListing): CatalogShape {
+  return {
+    tools: listing.tools.map((listed) => listed.tool),
+    reasons: listing.tools.map((listed) =>
+      listed.state === 'unavailable' ? listed.reason : undefined,
+    ),
+  };
+}
+
+/** Equal shapes, equal descriptors (compared without building anything, on every request). */
+function sameShape(shape: CatalogShape, listing: ToolCatalogListing): boolean {
+  if (shape.tools.length !== listing.tools.length) return false;
+  return listing.tools.every(
+    (listed, index) =>
+      shape.tools[index] === listed.tool &&
+      shape.reasons[index] === (listed.state === 'unavailable' ? listed.reason : undefined),
+  );
 }
 
 const NO_SAVED_SETTINGS: ReadonlyMap<string, StoredToolSettings> = new Map();
@@ -107,7 +124,7 @@ const LIST_CACHE_TTL_MS = 60_000;
 
 interface CachedList {
   fingerprint: string;
-  catalogKey: string;
+  catalog: CatalogShape;
   tools: readonly ToolSettingsDescriptor[];
 }
 
@@ -144,19 +161,18 @@ export function createToolSettingsService(
   return {
     async listToolSettings(userId) {
       const listing = await listCatalog(userId);
-      const catalogKey = catalogKeyOf(listing);
       const cached = listCache.lookup(userId);
-      if (cached?.fresh && cached.value.catalogKey === catalogKey) return cached.value.tools;
+      if (cached?.fresh && sameShape(cached.value.catalog, listing)) return cached.value.tools;
       const read = listCache.startRead(userId);
       const rows = await repository.listForUser(userId);
       const fingerprint = fingerprintOf(rows);
       const tools =
-        cached?.value.fingerprint === fingerprint && cached.value.catalogKey === catalogKey
+        cached?.value.fingerprint === fingerprint && sameShape(cached.value.catalog, listing)
           ? cached.value.tools
           : listing.tools.map((listed) =>
               describeTool(listed, rows.get(listed.tool.definition.name)),
             );
-      read.store({ fingerprint, catalogKey, tools });
+      read.store({ fingerprint, catalog: shapeOf(listing), tools });
       return tools;
     },
 

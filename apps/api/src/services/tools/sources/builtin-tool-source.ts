@@ -5,6 +5,7 @@
 import type { ToolRegistry } from '../registry';
 import { lookupSavedSettings } from '../runtime';
 import { getSafeEffectiveToolSettings } from '../settings-policy';
+import type { EffectiveToolSettings, RegisteredTool, StoredToolSettings } from '../types';
 import { describeSourcedTool, type ToolSource, type ToolSourceInfo } from './tool-source';
 
 export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
@@ -14,19 +15,42 @@ export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
 };
 
 export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
+  // A tool without a saved row has its default settings: merged once per tool,
+  // handed out as copies (listings are made per request; the merge is most of their cost).
+  const defaults = new WeakMap<RegisteredTool, EffectiveToolSettings>();
+  const settingsOf = (tool: RegisteredTool, saved: StoredToolSettings | undefined) => {
+    if (saved) return getSafeEffectiveToolSettings(tool, saved);
+    let settings = defaults.get(tool);
+    if (!settings) {
+      settings = getSafeEffectiveToolSettings(tool, undefined);
+      defaults.set(tool, settings);
+    }
+    return { enabled: settings.enabled, parameters: { ...settings.parameters } };
+  };
   const source: ToolSource = {
     info: BUILTIN_SOURCE_INFO,
-    async listTools(request) {
+    listTools(request) {
       const scope = { userId: request.userId, ...(request.chat ? { chat: request.chat } : {}) };
-      return Promise.all(
-        registry.list().map(async (tool) => {
-          const settings = getSafeEffectiveToolSettings(
-            tool,
-            lookupSavedSettings(request.saved, tool.definition.name),
+      // Synchronous for tools without an availability check (the common case): listings are
+      // made per request, so no promise is made per tool unless a tool needs one.
+      const pending: Promise<void>[] = [];
+      const listed = registry.list().map((tool) => {
+        const settings = settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name));
+        const entry = describeSourcedTool(source, tool, settings, undefined);
+        const reason = tool.unavailableReason?.(scope);
+        if (reason instanceof Promise)
+          pending.push(
+            reason.then((value) => {
+              Object.assign(entry, describeSourcedTool(source, tool, settings, value));
+            }),
           );
-          return describeSourcedTool(source, tool, settings, await tool.unavailableReason?.(scope));
-        }),
-      );
+        else if (reason !== undefined)
+          Object.assign(entry, describeSourcedTool(source, tool, settings, reason));
+        return entry;
+      });
+      return pending.length === 0
+        ? Promise.resolve(listed)
+        : Promise.all(pending).then(() => listed);
     },
     execute: (listed, args, context) => listed.tool.execute(args, context),
   };
