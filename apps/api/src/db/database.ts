@@ -6,7 +6,7 @@
  */
 
 import { Database as BunDatabase } from 'bun:sqlite';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -118,9 +118,14 @@ function switchToWal(sqlite: BunDatabase, path: string): void {
 }
 
 function openSqlite(path: string): AppDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let sqlite: BunDatabase;
   try {
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true });
+      // The file holds password hashes and sessions: owner-only from its first byte. SQLite
+      // gives its -wal and -shm files the database file's permissions.
+      closeSync(openSync(path, 'a', 0o600));
+    }
     sqlite = new BunDatabase(path, { create: true });
   } catch (error) {
     throw new DatabaseConnectionError(

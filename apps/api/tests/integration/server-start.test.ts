@@ -16,6 +16,9 @@ test('with no configuration the server creates its SQLite file (WAL) under ./dat
       const response = await fetch(`${server.url}/api/health`);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ status: 'ok', database: 'sqlite' });
+      // The database and its WAL are owner-only while the server runs.
+      for (const name of ['mango.db', 'mango.db-wal'])
+        expect(statSync(join(workingDirectory, 'data', name)).mode & 0o777).toBe(0o600);
     } finally {
       expect(await server.stop()).toBe(0);
     }
