@@ -35,14 +35,14 @@ export async function listChatTools(
   signal?: AbortSignal,
 ): Promise<ChatTools> {
   const saved = await deps.loadSavedToolSettings(userId);
+  const where = {
+    mode: chat.mode,
+    ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
+    restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+  };
   const listing = await deps.catalog.list({
     userId,
-    chat: {
-      id: chat.id,
-      mode: chat.mode,
-      ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
-      restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
-    },
+    chat: { id: chat.id, ...where },
     saved,
     ...(signal ? { signal } : {}),
     ...(deps.listingBudgetMs === undefined ? {} : { budgetMs: deps.listingBudgetMs }),
@@ -50,9 +50,7 @@ export async function listChatTools(
   const toolset = createTurnToolset(listing, {
     userId,
     chatId: chat.id,
-    mode: chat.mode,
-    ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
-    restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
+    ...where,
     freshness: deps.createFreshnessLedger(chat.id),
     ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
   });

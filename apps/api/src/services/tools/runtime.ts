@@ -36,18 +36,31 @@ export function lookupSavedSettings(
     : undefined;
 }
 
+/** The runtime of tools whose settings are known, `offered` saying which the model gets. */
+export function toEnabledToolRuntime(
+  entries: Iterable<{ tool: RegisteredTool; settings: EffectiveToolSettings; offered: boolean }>,
+): EnabledToolRuntime {
+  const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };
+  for (const { tool, settings, offered } of entries) {
+    runtime.settings.set(tool.definition.name, settings);
+    if (!offered) continue;
+    runtime.tools.push(tool);
+    runtime.definitions.push(getToolDefinition(tool, settings));
+  }
+  return runtime;
+}
+
 export function getEnabledToolRuntime(
   savedSettings: SavedToolSettingsByName,
   registry: ToolRegistry,
 ): EnabledToolRuntime {
-  const lookup = (name: string) => lookupSavedSettings(savedSettings, name);
-  const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };
-  for (const tool of registry.list()) {
-    const effective = getSafeEffectiveToolSettings(tool, lookup(tool.definition.name));
-    runtime.settings.set(tool.definition.name, effective);
-    if (!effective.enabled) continue;
-    runtime.tools.push(tool);
-    runtime.definitions.push(getToolDefinition(tool, effective));
-  }
-  return runtime;
+  return toEnabledToolRuntime(
+    registry.list().map((tool) => {
+      const settings = getSafeEffectiveToolSettings(
+        tool,
+        lookupSavedSettings(savedSettings, tool.definition.name),
+      );
+      return { tool, settings, offered: settings.enabled };
+    }),
+  );
 }

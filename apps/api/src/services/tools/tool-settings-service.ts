@@ -10,12 +10,8 @@ import type { ChangeFeed } from '../../db/change-feed';
 import { createFeedBackedCache } from '../../db/feed-backed-cache';
 import { ApiError } from '../../errors';
 import { ToolParameterError, UnknownToolError } from './errors';
-import type { EnabledToolRuntime } from './runtime';
-import {
-  getSafeEffectiveToolSettings,
-  getToolDefinition,
-  mergeToolSettings,
-} from './settings-policy';
+import { type EnabledToolRuntime, toEnabledToolRuntime } from './runtime';
+import { getSafeEffectiveToolSettings, mergeToolSettings } from './settings-policy';
 import type { ToolCatalog, ToolCatalogListing } from './sources/tool-catalog';
 import type { SourcedTool } from './sources/tool-source';
 import type { ToolSettingsRepository, ToolSettingsRow } from './tool-settings-repository';
@@ -216,14 +212,9 @@ export function createToolSettingsService(
     async getEnabledToolRuntime(userId) {
       const saved = await repository.listForUser(userId);
       const listing = await catalog.list({ userId, saved });
-      const runtime: EnabledToolRuntime = { definitions: [], settings: new Map(), tools: [] };
-      for (const listed of listing.tools) {
-        runtime.settings.set(listed.tool.definition.name, listed.settings);
-        if (listed.state !== 'enabled') continue;
-        runtime.tools.push(listed.tool);
-        runtime.definitions.push(getToolDefinition(listed.tool, listed.settings));
-      }
-      return runtime;
+      return toEnabledToolRuntime(
+        listing.tools.map((listed) => ({ ...listed, offered: listed.state === 'enabled' })),
+      );
     },
 
     loadSavedToolSettings: (userId) => repository.listForUser(userId),

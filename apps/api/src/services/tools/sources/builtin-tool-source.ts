@@ -6,7 +6,12 @@ import type { ToolRegistry } from '../registry';
 import { lookupSavedSettings } from '../runtime';
 import { getSafeEffectiveToolSettings } from '../settings-policy';
 import type { EffectiveToolSettings, RegisteredTool, StoredToolSettings } from '../types';
-import { describeSourcedTool, type ToolSource, type ToolSourceInfo } from './tool-source';
+import {
+  describeSourcedTool,
+  type SourcedTool,
+  type ToolSource,
+  type ToolSourceInfo,
+} from './tool-source';
 
 export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
   id: 'builtin',
@@ -33,24 +38,16 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
       const scope = { userId: request.userId, ...(request.chat ? { chat: request.chat } : {}) };
       // Synchronous for tools without an availability check (the common case): listings are
       // made per request, so no promise is made per tool unless a tool needs one.
-      const pending: Promise<void>[] = [];
+      let asynchronous = false;
       const listed = registry.list().map((tool) => {
         const settings = settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name));
-        const entry = describeSourcedTool(source, tool, settings, undefined);
         const reason = tool.unavailableReason?.(scope);
-        if (reason instanceof Promise)
-          pending.push(
-            reason.then((value) => {
-              Object.assign(entry, describeSourcedTool(source, tool, settings, value));
-            }),
-          );
-        else if (reason !== undefined)
-          Object.assign(entry, describeSourcedTool(source, tool, settings, reason));
-        return entry;
+        if (!(reason instanceof Promise))
+          return describeSourcedTool(source, tool, settings, reason);
+        asynchronous = true;
+        return reason.then((value) => describeSourcedTool(source, tool, settings, value));
       });
-      return pending.length === 0
-        ? Promise.resolve(listed)
-        : Promise.all(pending).then(() => listed);
+      return asynchronous ? Promise.all(listed) : Promise.resolve(listed as SourcedTool[]);
     },
     execute: (listed, args, context) => listed.tool.execute(args, context),
   };

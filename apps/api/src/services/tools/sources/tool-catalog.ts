@@ -57,6 +57,14 @@ async function listOneSource(
   budgetMs: number,
 ): Promise<SourceOutcome> {
   const { info } = source;
+  const problem = (kind: ToolCatalogProblem['kind'], what: string): SourceOutcome => ({
+    problem: {
+      sourceId: info.id,
+      sourceName: info.name,
+      kind,
+      message: `${info.name} ${what}; its tools are left out of this listing.`,
+    },
+  });
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(request.signal?.reason);
   if (request.signal?.aborted) onParentAbort();
@@ -72,24 +80,10 @@ async function listOneSource(
     const outcome = await Promise.race([listing, timedOut]);
     if (outcome !== 'timed_out') return { tools: outcome };
     controller.abort(new Error(`listing took longer than ${budgetMs} ms`));
-    return {
-      problem: {
-        sourceId: info.id,
-        sourceName: info.name,
-        kind: 'source_timed_out',
-        message: `${info.name} did not list its tools within ${budgetMs} ms; its tools are left out of this listing.`,
-      },
-    };
+    return problem('source_timed_out', `did not list its tools within ${budgetMs} ms`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return {
-      problem: {
-        sourceId: info.id,
-        sourceName: info.name,
-        kind: 'source_failed',
-        message: `${info.name} could not list its tools (${reason}); its tools are left out of this listing.`,
-      },
-    };
+    return problem('source_failed', `could not list its tools (${reason})`);
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onParentAbort);
