@@ -14,12 +14,17 @@ import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
-import { createChatCapabilities } from './services/chat/chat-capabilities';
+import {
+  type ChatCapabilitiesService,
+  createChatCapabilities,
+} from './services/chat/chat-capabilities';
 import { createChatRepository } from './services/chat/chat-repository';
-import { createChatService } from './services/chat/chat-service';
+import { type ChatService, createChatService } from './services/chat/chat-service';
 import type { ChatToolsDeps } from './services/chat/chat-tools';
-import { createChatTurnService } from './services/chat/chat-turn-service';
+import { type ChatTurnService, createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
+import { createTurnEventLog } from './services/chat/turn-events/turn-event-log';
+import { createTurnEventStore } from './services/chat/turn-events/turn-event-store';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -43,6 +48,8 @@ export interface AppDependencies {
   runningTurns: RunningTurns;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
   protectedPaths?: readonly string[];
+  /** Limits of a turn (docs/chat-turns.md#time-limits); the defaults without. */
+  turnLimits?: { turnTimeoutMs?: number; providerIdleTimeoutMs?: number };
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -51,16 +58,49 @@ export interface AppDependencies {
 /** The services `createApp` builds from its dependencies (exposed for other routes and tests). */
 export interface AppServices {
   toolSettings: ToolSettingsService;
+  chats: ChatService;
+  /** Turns; `turns.shutdown()` ends this instance's running turns (at shutdown). */
+  turns: ChatTurnService;
+  capabilities: ChatCapabilitiesService;
 }
 
 export function createAppServices(deps: AppDependencies): AppServices {
   const now = deps.now ?? Date.now;
+  const { providers, runningTurns, database } = deps;
+  const logger = deps.logger ?? silentLogger;
+  const toolSettings = createToolSettingsService({
+    catalog: deps.tools,
+    repository: createToolSettingsRepository(database, now),
+    changes: database.changes,
+  });
+  const chatRepository = createChatRepository(database, now);
+  const tools: ChatToolsDeps = {
+    catalog: deps.tools,
+    loadSavedToolSettings: (userId) => toolSettings.loadSavedToolSettings(userId),
+    createFreshnessLedger: (chatId) => createDatabaseFreshnessLedger(database, chatId, { now }),
+    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+  };
+  const turnStore = createTurnEventStore(database, now);
+  const turnEvents = createTurnEventLog({
+    store: turnStore,
+    changes: database.changes,
+    isRunning: (chatId) => runningTurns.isRunning(chatId),
+    logger,
+  });
   return {
-    toolSettings: createToolSettingsService({
-      catalog: deps.tools,
-      repository: createToolSettingsRepository(deps.database, now),
-      changes: deps.database.changes,
+    toolSettings,
+    chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
+    turns: createChatTurnService({
+      chats: chatRepository,
+      providers,
+      running: runningTurns,
+      turnStore,
+      turnEvents,
+      tools,
+      ...deps.turnLimits,
+      logger,
     }),
+    capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
   };
 }
 
@@ -68,26 +108,11 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
-  const { providers, runningTurns } = deps;
-  const chatRepository = createChatRepository(deps.database, now);
-  const tools: ChatToolsDeps = {
-    catalog: deps.tools,
-    loadSavedToolSettings: (userId) => services.toolSettings.loadSavedToolSettings(userId),
-    createFreshnessLedger: (chatId) =>
-      createDatabaseFreshnessLedger(deps.database, chatId, { now }),
-    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
-  };
   const chatRoutes = createChatRoutes({
-    providers,
-    chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
-    turns: createChatTurnService({
-      chats: chatRepository,
-      providers,
-      running: runningTurns,
-      tools,
-      logger,
-    }),
-    capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
+    providers: deps.providers,
+    chats: services.chats,
+    turns: services.turns,
+    capabilities: services.capabilities,
   });
   // The OpenAPI route describes the finished app, which exists once this function returns.
   const finished: { app?: AnyElysia } = {};

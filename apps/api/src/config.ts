@@ -3,6 +3,7 @@
  * Invalid values stop the server at start-up with a message naming the variable.
  */
 
+import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { DatabaseConfig } from './db/database';
 import { ConfigurationError } from './errors';
@@ -21,6 +22,12 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** The URL clients reach the server at, when it differs from where it listens (a proxy). */
   publicUrl?: string;
+  /** A whole turn's time limit (`MANGO_TURN_TIMEOUT_SECONDS`, default 1800). */
+  turnTimeoutSeconds: number;
+  /** Provider silence that ends a model call (`MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS`, default 300). */
+  providerIdleTimeoutSeconds: number;
+  /** Names this instance in the turn claims it holds, the same across restarts (`MANGO_INSTANCE_ID`). */
+  instanceId: string;
 }
 
 /** An environment variable of the server's own settings is invalid. */
@@ -47,6 +54,33 @@ function readBoolean(name: string, raw: string | undefined, fallback: boolean): 
   throw new ConfigError(
     `${name} must be true or false (also accepted: 1/0, yes/no, on/off); got "${raw}".`,
   );
+}
+
+function readSeconds(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  range: { min: number; max: number },
+): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < range.min || value > range.max) {
+    throw new ConfigError(
+      `${name} must be a whole number of seconds from ${range.min} to ${range.max}; got "${raw}".`,
+    );
+  }
+  return value;
+}
+
+function readInstanceId(raw: string | undefined, port: number): string {
+  const value = raw?.trim();
+  if (!value) return `${hostname()}:${port}`;
+  if (!/^[\w.:@-]{1,200}$/.test(value)) {
+    throw new ConfigError(
+      `MANGO_INSTANCE_ID must be 1-200 letters, digits or . _ : @ - (a name unique to this instance that stays the same across restarts); got "${raw}".`,
+    );
+  }
+  return value;
 }
 
 function readDatabase(raw: string | undefined, dataDir: string): DatabaseConfig {
@@ -104,8 +138,9 @@ export function loadServerConfig(
   const dataDir = isAbsolute(rawDataDir) ? rawDataDir : resolve(cwd, rawDataDir);
   const secret = readSecret(env.BETTER_AUTH_SECRET);
   const publicUrl = readPublicUrl(env.MANGO_PUBLIC_URL);
+  const port = readPort(env.PORT);
   return {
-    port: readPort(env.PORT),
+    port,
     host: env.HOST?.trim() || '127.0.0.1',
     dataDir,
     database: readDatabase(env.DATABASE_URL, dataDir),
@@ -113,5 +148,21 @@ export function loadServerConfig(
     ...(secret === undefined ? {} : { authSecret: secret }),
     logLevel: readLogLevel(env.MANGO_LOG_LEVEL),
     ...(publicUrl === undefined ? {} : { publicUrl }),
+    turnTimeoutSeconds: readSeconds(
+      'MANGO_TURN_TIMEOUT_SECONDS',
+      env.MANGO_TURN_TIMEOUT_SECONDS,
+      1800,
+      {
+        min: 10,
+        max: 86_400,
+      },
+    ),
+    providerIdleTimeoutSeconds: readSeconds(
+      'MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS',
+      env.MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS,
+      300,
+      { min: 5, max: 3600 },
+    ),
+    instanceId: readInstanceId(env.MANGO_INSTANCE_ID, port),
   };
 }

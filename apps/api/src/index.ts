@@ -1,5 +1,5 @@
 /** Starts the API server with the production dependencies. */
-import { createApp } from './app';
+import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
 import { ConfigError, loadServerConfig } from './config';
@@ -46,10 +46,17 @@ async function main(): Promise<void> {
   });
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
-  const runningTurns = createDatabaseRunningTurns(database);
+  const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
+  // Chats this instance held when it last stopped without freeing them (a crash) are free now.
+  const released = await runningTurns.releaseLeftovers();
+  if (released > 0)
+    logger.warn('released the turn claims of an earlier run that did not stop cleanly', {
+      instanceId: config.instanceId,
+      chats: released,
+    });
   // The built-ins registered themselves into the default registry on import (services/tools).
   const tools = createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]);
-  const app = createApp({
+  const deps: AppDependencies = {
     database,
     auth,
     tools,
@@ -57,15 +64,21 @@ async function main(): Promise<void> {
     runningTurns,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],
+    turnLimits: {
+      turnTimeoutMs: config.turnTimeoutSeconds * 1000,
+      providerIdleTimeoutMs: config.providerIdleTimeoutSeconds * 1000,
+    },
     logger,
-  });
+  };
+  const services = createAppServices(deps);
+  const app = createApp(deps, services);
   const server = startServer({ app, database, logger, host: config.host, port: config.port });
   const shutdown = async (signal: string) => {
     logger.info('shutting down: finishing requests in flight, then closing the database', {
       signal,
     });
     // Running turns end now (stored, with `done: cancelled`) rather than being cut at the grace period.
-    const cancelled = runningTurns.cancelAll();
+    const cancelled = await services.turns.shutdown();
     if (cancelled > 0) logger.info('cancelled running chat turns', { turns: cancelled });
     await server.stop();
     logger.info('stopped');

@@ -133,6 +133,8 @@ export interface MessagesTable {
   role: string;
   /** The message's parts (text, reasoning, tool calls and results, images). */
   parts: JsonColumn;
+  /** An assistant message's model call: its token usage (null when none was reported). */
+  usage: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -195,6 +197,29 @@ export interface ChatTurnsTable {
   heartbeat_at: Timestamp;
   /** Set by any instance to cancel the turn. */
   cancel_requested: BooleanColumn;
+  /** The instance holding the claim (`MANGO_INSTANCE_ID`), so it can release it after a crash. */
+  instance_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Each chat's latest turn (see `services/chat/turn-events/`). */
+export interface TurnsTable {
+  id: string;
+  chat_id: string;
+  user_message_id: string;
+  assistant_message_id: string;
+  model: string;
+  /** `running`, then the turn's `done` status. */
+  status: string;
+  started_at: Timestamp;
+  ended_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+}
+
+/** A turn's events in batches (`events`: a JSON array of the events first_seq..last_seq). */
+export interface TurnEventsTable {
+  turn_id: string;
+  first_seq: number;
+  last_seq: number;
+  events: JsonColumn;
 }
 
 export interface DatabaseSchema {
@@ -210,4 +235,6 @@ export interface DatabaseSchema {
   mcp_servers: McpServersTable;
   generated_images: GeneratedImagesTable;
   chat_turns: ChatTurnsTable;
+  turns: TurnsTable;
+  turn_events: TurnEventsTable;
 }

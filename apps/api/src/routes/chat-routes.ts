@@ -13,6 +13,9 @@ import {
   CreateChatBody,
   CreateTurnBody,
   ProvidersResponse,
+  TurnEventsParams,
+  TurnEventsQuery,
+  TurnStreamEvent,
   UpdateChatBody,
 } from '@mango/shared';
 import { Type } from '@sinclair/typebox';
@@ -24,7 +27,7 @@ import type { ChatTurnService } from '../services/chat/chat-turn-service';
 import type { ProviderRegistry } from '../services/providers/provider-registry';
 import { currentUser } from './authentication';
 import { errorResponses } from './error-responses';
-import { createTurnEventStream } from './turn-event-stream';
+import { createTurnEventStream, TURN_STREAM_HEARTBEAT_MS } from './turn-event-stream';
 
 export interface ChatRoutesDependencies {
   chats: ChatService;
@@ -34,6 +37,24 @@ export interface ChatRoutesDependencies {
 }
 
 const ChatParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/**
+ * The OpenAPI description of a turn's event stream (the framework describes
+ * JSON replies only; `openapi-routes.ts` merges this into the operation).
+ */
+const eventStreamResponse = {
+  'x-event-stream': {
+    description: `Server-Sent Events, one frame per turn event: "id: <turnId>:<seq>", "event: <type>", "data: <the event as JSON>". The first event is turn_started, the last done; a comment line (": keep-alive") comes every ${TURN_STREAM_HEARTBEAT_MS / 1000} s. Closing the stream does not stop the turn; reconnect to GET /api/chats/{id}/turns/{turnId}/events with Last-Event-ID to resume.`,
+    content: { 'text/event-stream': { schema: TurnStreamEvent } },
+  },
+};
+
+/** Follows for as long as the client is connected. */
+function followerOf(request: Request): AbortController {
+  const follower = new AbortController();
+  request.signal.addEventListener('abort', () => follower.abort(), { once: true });
+  return follower;
+}
 
 export function createChatRoutes(deps: ChatRoutesDependencies) {
   const { chats, turns } = deps;
@@ -124,17 +145,53 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       '/chats/:id/turns',
       async ({ params, body, user, request }) => {
         const { requestId } = getRequestContext(request);
-        const turn = await turns.prepare(user.id, params.id, body, { requestId });
-        return createTurnEventStream(turn, request);
+        const turn = await turns.start(user.id, params.id, body, { requestId });
+        const follower = followerOf(request);
+        const { events } = await turns.events(
+          user.id,
+          params.id,
+          turn.id,
+          undefined,
+          follower.signal,
+        );
+        return createTurnEventStream({ turnId: turn.id, events, follower });
       },
       {
         params: ChatParams,
         body: CreateTurnBody,
         response: errorResponses(400, 401, 404, 409, 422),
         detail: {
-          summary: 'Run a turn; answers text/event-stream with the turn events, ending with done',
+          summary:
+            'Start a turn and follow it: text/event-stream of the turn events, from turn_started to done',
           description:
-            'Events: text_delta, reasoning_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, tool_call_progress, usage, turn_completed, error, tool_result, iteration_limit, done. Closing the connection cancels the turn.',
+            'Events: turn_started, text_delta, reasoning_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, tool_call_progress, usage, turn_completed, error, tool_result, iteration_limit, done. The turn belongs to the server: closing the connection only stops following it (re-attach with GET /api/chats/{id}/turns/{turnId}/events); POST /api/chats/{id}/turns/cancel stops it.',
+          ...eventStreamResponse,
+        },
+      },
+    )
+    .get(
+      '/chats/:id/turns/:turnId/events',
+      async ({ params, query, user, request }) => {
+        const follower = followerOf(request);
+        const lastEventId = request.headers.get('last-event-id') ?? query.lastEventId;
+        const { turn, events } = await turns.events(
+          user.id,
+          params.id,
+          params.turnId,
+          lastEventId,
+          follower.signal,
+        );
+        return createTurnEventStream({ turnId: turn.id, events, follower });
+      },
+      {
+        params: TurnEventsParams,
+        query: TurnEventsQuery,
+        response: errorResponses(400, 401, 404),
+        detail: {
+          summary: 'Re-attach to a turn: replay its events, then follow it live until done',
+          description:
+            '`turnId` is a turn id from turn_started, or "current" (the running turn, else the latest one). Without Last-Event-ID (header, or ?lastEventId=) every event is replayed from turn_started; with one, the events after it. A turn that has ended replays and ends with its done. Works on any instance sharing the database. Only the latest turn of a chat is kept.',
+          ...eventStreamResponse,
         },
       },
     )

@@ -28,6 +28,21 @@ const DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * Routes answering `text/event-stream` name that reply in their `detail` as
+ * `x-event-stream` (the framework describes JSON replies only); it becomes the
+ * operation's 200 response.
+ */
+function mergeEventStreamResponses(paths: Record<string, unknown>): void {
+  for (const item of Object.values(paths) as Record<string, Record<string, unknown>>[])
+    for (const operation of Object.values(item)) {
+      const stream = operation['x-event-stream'];
+      if (!stream) continue;
+      delete operation['x-event-stream'];
+      operation.responses = { 200: stream, ...(operation.responses as object | undefined) };
+    }
+}
+
 export function createOpenApiRoutes(options: OpenApiRoutesOptions) {
   let document: Promise<Record<string, unknown>> | undefined;
   const build = async () => {
@@ -38,6 +53,7 @@ export function createOpenApiRoutes(options: OpenApiRoutesOptions) {
       undefined,
       '3.1.0',
     );
+    mergeEventStreamResponses(paths);
     return {
       openapi: '3.1.0',
       info: {

@@ -7,6 +7,7 @@
  *
  *   MANGO_TEST_DATABASE   a DatabaseConfig as JSON
  *   MANGO_TEST_OPENAI_URL the fake provider's OpenAI base URL
+ *   MANGO_INSTANCE_ID     the instance's name (optional): its leftover claims are released at start
  */
 import { type DatabaseConfig, openDatabase } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
@@ -23,11 +24,14 @@ if (!databaseConfig || !openaiUrl) {
 }
 const database = openDatabase(databaseConfig);
 await migrateToLatest(database);
+const instanceId = process.env.MANGO_INSTANCE_ID;
+const runningTurns = createDatabaseRunningTurns(database, instanceId ? { instanceId } : {});
+await runningTurns.releaseLeftovers();
 const app = startTestApp(database, {
   providers: createProviderRegistry({
     openai: { baseURL: openaiUrl, apiKey: 'test-key', maxRetries: 0 },
   }),
   toolRegistry: createScenarioRegistry().registry,
-  runningTurns: createDatabaseRunningTurns(database),
+  runningTurns,
 });
 console.log(JSON.stringify({ url: app.url }));

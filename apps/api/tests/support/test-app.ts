@@ -64,6 +64,8 @@ export interface TestAppOptions {
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
   runningTurns?: RunningTurns;
+  /** A turn's limits (production's defaults without). */
+  turnLimits?: AppDependencies['turnLimits'];
   now?: () => number;
 }
 
@@ -96,6 +98,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       options.runningTurns ??
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
+    ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const services = createAppServices(deps);
@@ -135,6 +138,10 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       const body = (await response.json()) as { user: { id: string } };
       return { id: body.user.id, email: address, cookie: cookieFrom(response) };
     },
-    stop: () => server.stop(),
+    // Turns belong to the server, not to a request: they are ended before it stops.
+    stop: async () => {
+      await services.turns.shutdown();
+      await server.stop();
+    },
   };
 }

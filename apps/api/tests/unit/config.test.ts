@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { hostname } from 'node:os';
 import { ConfigError, loadServerConfig } from '../../src/config';
 
 describe('loadServerConfig', () => {
@@ -10,6 +11,9 @@ describe('loadServerConfig', () => {
       database: { kind: 'sqlite', path: '/srv/mango/data/mango.db' },
       allowSignup: false,
       logLevel: 'info',
+      turnTimeoutSeconds: 1800,
+      providerIdleTimeoutSeconds: 300,
+      instanceId: `${hostname()}:3001`,
     });
   });
 
@@ -24,6 +28,9 @@ describe('loadServerConfig', () => {
         BETTER_AUTH_SECRET: 'x'.repeat(32),
         MANGO_LOG_LEVEL: 'warn',
         MANGO_PUBLIC_URL: 'https://mango.example.com/',
+        MANGO_TURN_TIMEOUT_SECONDS: '600',
+        MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: '45',
+        MANGO_INSTANCE_ID: 'api-2',
       },
       '/ignored',
     );
@@ -36,6 +43,9 @@ describe('loadServerConfig', () => {
       authSecret: 'x'.repeat(32),
       logLevel: 'warn',
       publicUrl: 'https://mango.example.com',
+      turnTimeoutSeconds: 600,
+      providerIdleTimeoutSeconds: 45,
+      instanceId: 'api-2',
     });
   });
 
@@ -46,6 +56,9 @@ describe('loadServerConfig', () => {
     [{ BETTER_AUTH_SECRET: 'short' }, /BETTER_AUTH_SECRET must be at least 32 characters/],
     [{ MANGO_LOG_LEVEL: 'loud' }, /MANGO_LOG_LEVEL must be one of/],
     [{ MANGO_PUBLIC_URL: 'mango.example.com' }, /MANGO_PUBLIC_URL must be the http\(s\) URL/],
+    [{ MANGO_TURN_TIMEOUT_SECONDS: '5' }, /MANGO_TURN_TIMEOUT_SECONDS must be a whole number/],
+    [{ MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: '1.5' }, /MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS must/],
+    [{ MANGO_INSTANCE_ID: 'a b' }, /MANGO_INSTANCE_ID must be/],
   ])('%p is refused with a message naming the variable', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { ProviderMetadata } from './chat-parts';
+import { ProviderMetadata, TurnUsage } from './chat-parts';
 import { ErrorCode, ErrorDetails } from './errors';
 
 /**
@@ -185,17 +185,6 @@ export const TurnStatus = Type.Union([
 ]);
 export type TurnStatus = Static<typeof TurnStatus>;
 
-/** Tokens a whole turn used: every model call's `usage`, summed. */
-export const TurnUsage = Type.Object({
-  inputTokens: Type.Integer({ minimum: 0 }),
-  outputTokens: Type.Integer({ minimum: 0 }),
-  totalTokens: Type.Integer({ minimum: 0 }),
-  /** Where the provider reports them. */
-  reasoningTokens: Type.Optional(Type.Integer({ minimum: 0 })),
-  cachedInputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
-});
-export type TurnUsage = Static<typeof TurnUsage>;
-
 /** The last event of every turn. */
 export const DoneEvent = Type.Object({
   type: Type.Literal('done'),
@@ -207,7 +196,26 @@ export const DoneEvent = Type.Object({
 });
 export type DoneEvent = Static<typeof DoneEvent>;
 
+/**
+ * The first event of every turn's stream: the ids a client needs to match the
+ * stream with `GET /api/chats/:id/messages` and to re-attach
+ * (`GET /api/chats/:id/turns/:turnId/events`). `assistantMessageId` is the id
+ * the turn's first assistant message is stored under (absent from the
+ * messages when the model produced nothing).
+ */
+export const TurnStartedEvent = Type.Object({
+  type: Type.Literal('turn_started'),
+  turnId: Type.String(),
+  chatId: Type.String(),
+  userMessageId: Type.String(),
+  assistantMessageId: Type.String(),
+  /** The model the turn runs on (`provider:modelId`). */
+  model: Type.String(),
+});
+export type TurnStartedEvent = Static<typeof TurnStartedEvent>;
+
 export const TurnStreamEvent = Type.Union([
+  TurnStartedEvent,
   TextDeltaEvent,
   ReasoningDeltaEvent,
   ToolCallStartedEvent,

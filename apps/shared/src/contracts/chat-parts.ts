@@ -85,10 +85,26 @@ export const MessageRole = Type.Union([
 ]);
 export type MessageRole = Static<typeof MessageRole>;
 
+/** Tokens used: one model call's (stored with its assistant message), or a whole turn's, summed. */
+export const TurnUsage = Type.Object({
+  inputTokens: Type.Integer({ minimum: 0 }),
+  outputTokens: Type.Integer({ minimum: 0 }),
+  totalTokens: Type.Integer({ minimum: 0 }),
+  /** Where the provider reports them. */
+  reasoningTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  cachedInputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type TurnUsage = Static<typeof TurnUsage>;
+
 /** One message of a conversation, as the loop and the adapters see it. */
 export const ConversationMessage = Type.Union([
   Type.Object({ role: Type.Literal('user'), parts: Type.Array(UserMessagePart) }),
-  Type.Object({ role: Type.Literal('assistant'), parts: Type.Array(AssistantMessagePart) }),
+  Type.Object({
+    role: Type.Literal('assistant'),
+    parts: Type.Array(AssistantMessagePart),
+    /** What the model call that wrote this message used, as its provider reported it. */
+    usage: Type.Optional(TurnUsage),
+  }),
   Type.Object({ role: Type.Literal('tool'), parts: Type.Array(ToolResultPart) }),
 ]);
 export type ConversationMessage = Static<typeof ConversationMessage>;

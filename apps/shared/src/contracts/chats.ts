@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { MessagePart, MessageRole } from './chat-parts';
+import { MessagePart, MessageRole, TurnUsage } from './chat-parts';
 
 /** Chats, their messages and turns (docs/http-api.md#routes). */
 
@@ -71,6 +71,8 @@ export const ChatMessage = Type.Object(
     chatId: Type.String(),
     role: MessageRole,
     parts: Type.Array(MessagePart),
+    /** An assistant message's model call: the tokens its provider reported. */
+    usage: Type.Optional(TurnUsage),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'ChatMessage' },
@@ -104,6 +106,30 @@ export const CancelTurnResponse = Type.Object(
   { $id: 'CancelTurnResponse' },
 );
 export type CancelTurnResponse = Static<typeof CancelTurnResponse>;
+
+export const TurnEventsParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  turnId: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'A turn id (from turn_started), or "current": the running turn, else the latest.',
+  }),
+});
+export type TurnEventsParams = Static<typeof TurnEventsParams>;
+
+export const TurnEventsQuery = Type.Object(
+  {
+    lastEventId: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        description:
+          'Resume after this event id (as the Last-Event-ID header does; the header wins when both are given).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TurnEventsQuery = Static<typeof TurnEventsQuery>;
 
 export const ProvidersResponse = Type.Object(
   {

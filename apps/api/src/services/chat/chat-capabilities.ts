@@ -18,7 +18,7 @@ import type { SourcedTool } from '../tools/sources/tool-source';
 import type { ChatRepository } from './chat-repository';
 import { chatNotFound } from './chat-service';
 import { type ChatToolsDeps, listChatTools } from './chat-tools';
-import { toConversation } from './chat-turn-service';
+import { toConversation } from './conversation';
 
 export interface ChatCapabilitiesDeps {
   chats: ChatRepository;

@@ -11,6 +11,8 @@ import {
   type MessagePart,
   MessagePart as MessagePartSchema,
   type MessageRole,
+  type TurnUsage,
+  TurnUsage as TurnUsageSchema,
 } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import type { AppDatabase } from '../../db/database';
@@ -33,6 +35,8 @@ export interface StoredMessage {
   chatId: string;
   role: MessageRole;
   parts: MessagePart[];
+  /** An assistant message's model call: the tokens its provider reported. */
+  usage?: TurnUsage;
   createdAt: string;
 }
 
@@ -43,13 +47,16 @@ export type NewChat = Pick<
 export type ChatChanges = Partial<NewChat>;
 
 export interface NewMessage {
+  /** Chosen up front when a client must know it before the message is stored (`turn_started`). */
+  id?: string;
   role: MessageRole;
   parts: MessagePart[];
+  usage?: TurnUsage;
 }
 
 export interface MessageChanges {
   /** Stored messages of the chat whose parts are replaced (their order stays). */
-  update?: { id: string; parts: MessagePart[] }[];
+  update?: { id: string; parts: MessagePart[]; usage?: TurnUsage }[];
   /** New messages, stored after the chat's last one. */
   append?: NewMessage[];
 }
@@ -111,7 +118,15 @@ export function createChatId(): string {
   return `chat_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
-function createMessageId(): string {
+/** Usage as stored; anything else (a corrupt value) reads as none. */
+function readUsage(value: unknown): TurnUsage | undefined {
+  const parsed = value === null || value === undefined ? undefined : readJson(value);
+  return Value.Check(TurnUsageSchema, parsed) ? parsed : undefined;
+}
+
+const optionalUsage = (usage: TurnUsage | undefined) => (usage ? { usage } : {});
+
+export function createMessageId(): string {
   return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
@@ -140,7 +155,11 @@ export function createChatRepository(
       for (const update of updates) {
         const result = await transaction
           .updateTable('messages')
-          .set({ parts: writeJson(update.parts), updated_at: writeTimestamp(now()) })
+          .set({
+            parts: writeJson(update.parts),
+            usage: update.usage ? writeJson(update.usage) : null,
+            updated_at: writeTimestamp(now()),
+          })
           .where('id', '=', update.id)
           .where('chat_id', '=', chatId)
           .executeTakeFirst();
@@ -158,10 +177,11 @@ export function createChatRepository(
       // Strictly after the chat's last message, one millisecond apart: order is the write order.
       const start = Math.max(now(), latest + 1);
       const stored = messages.map((message, index) => ({
-        id: createMessageId(),
+        id: message.id ?? createMessageId(),
         chatId,
         role: message.role,
         parts: message.parts,
+        ...(message.usage ? { usage: message.usage } : {}),
         createdAt: writeTimestamp(start + index),
       }));
       await transaction
@@ -172,6 +192,7 @@ export function createChatRepository(
             chat_id: chatId,
             role: message.role,
             parts: writeJson(message.parts),
+            usage: message.usage ? writeJson(message.usage) : null,
             created_at: message.createdAt,
             updated_at: message.createdAt,
           })),
@@ -265,7 +286,7 @@ export function createChatRepository(
     async listMessages(chatId) {
       const rows = await db
         .selectFrom('messages')
-        .select(['id', 'chat_id', 'role', 'parts', 'created_at'])
+        .select(['id', 'chat_id', 'role', 'parts', 'usage', 'created_at'])
         .where('chat_id', '=', chatId)
         .orderBy('created_at', 'asc')
         .orderBy('id', 'asc')
@@ -277,6 +298,7 @@ export function createChatRepository(
           chatId: row.chat_id,
           role: row.role as MessageRole,
           parts: readParts(row.parts),
+          ...optionalUsage(readUsage(row.usage)),
           createdAt: readTimestamp(row.created_at),
         }));
     },

@@ -1,92 +1,106 @@
 /**
- * Runs a chat's turn end to end: checks the request (chat, model, limits, one
- * turn per chat), answers the calls a crashed earlier turn left open, stores
- * the user message, replays the stored history to the chosen provider through
- * the turn loop with the user's enabled tools, and stores what the turn
- * produces step by step as it goes — also when it fails or is cancelled.
- * Checks happen in `prepare`, before any event is streamed, so they answer
- * with an HTTP status; `run` never throws: a failure becomes an `error` event.
+ * Chat turns as the server owns them (docs/chat-turns.md#the-turn-lifecycle).
+ * `start` checks the request (chat, model, limits, one turn per chat) — so a
+ * refusal is an HTTP status, before anything is stored or streamed — claims
+ * the chat, records the turn and runs it detached from the request: a client
+ * that goes away only stops following. `events` replays a turn's events after
+ * a given one and follows it live, from any instance; `cancel` is the only way
+ * to stop a turn early (besides its own limits and a shutdown).
  */
-import type {
-  ConversationMessage,
-  CreateTurnBody,
-  ErrorEvent,
-  TurnStreamEvent,
-} from '@mango/shared';
-import { ApiError, internalErrorBody } from '../../errors';
+import type { CreateTurnBody } from '@mango/shared';
+import { ApiError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { ProviderRegistry } from '../providers/provider-registry';
-import type { ChatRecord, ChatRepository, StoredMessage } from './chat-repository';
-import { chatNotFound, DEFAULT_CHAT_TITLE } from './chat-service';
-import { type ChatToolsDeps, listChatTools } from './chat-tools';
-import { type ChatTurnResult, resolveMaxIterations, runChatTurn } from './run-chat-turn';
+import { type ChatRepository, createMessageId } from './chat-repository';
+import { chatNotFound } from './chat-service';
+import type { ChatToolsDeps } from './chat-tools';
+import { resolveMaxIterations } from './run-chat-turn';
+import { runStartedTurn } from './run-started-turn';
 import type { RunningTurns } from './running-turns';
-import { buildSystemPrompt } from './system-prompt';
-import { createTurnMessageWriter } from './turn-message-writer';
-import { createTurnSummary } from './turn-summary';
-import { answerUnansweredToolCalls } from './unanswered-tool-calls';
+import type { TurnEventLog } from './turn-events/turn-event-log';
+import type { TurnEventRecord, TurnEventStore, TurnRecord } from './turn-events/turn-event-store';
+
+/** How long a turn may run in all, whatever its steps and tools (30 minutes). */
+export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
 
 export interface ChatTurnServiceDeps {
   chats: ChatRepository;
   providers: ProviderRegistry;
   running: RunningTurns;
+  /** Where turns and their events are kept for replay. */
+  turnStore: TurnEventStore;
+  /** The live events of turns, for every follower. */
+  turnEvents: TurnEventLog;
   /** The tool sources and what a call needs (the ledger, the protected paths). */
   tools: ChatToolsDeps;
+  /** The whole turn's time limit (default 30 minutes; `MANGO_TURN_TIMEOUT_SECONDS`). */
+  turnTimeoutMs?: number;
+  /** Provider silence that ends a model call (default 5 minutes; `MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS`). */
+  providerIdleTimeoutMs?: number;
   logger?: Logger;
 }
 
-export interface PreparedTurn {
-  chat: ChatRecord;
-  /** Runs the turn; resolves when it has ended and been stored. */
-  run(onEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult>;
-  /** Cancels the turn (the client went away). */
-  cancel(): void;
-}
-
-export interface PrepareTurnOptions {
+export interface StartTurnOptions {
   /** The request that starts the turn, named in the log and in an unexpected failure's event. */
   requestId?: string;
 }
 
+/** `current`: the chat's running turn, else its latest one. */
+export type TurnReference = 'current' | (string & {});
+
 export interface ChatTurnService {
-  prepare(
+  /** Starts a turn; it runs until it ends, whoever follows it. */
+  start(
     userId: string,
     chatId: string,
     body: CreateTurnBody,
-    options?: PrepareTurnOptions,
-  ): Promise<PreparedTurn>;
+    options?: StartTurnOptions,
+  ): Promise<TurnRecord>;
+  /**
+   * The turn (checked to be the user's chat's) and its events after
+   * `lastEventId` (all of them without one), then its live ones until `done`.
+   */
+  events(
+    userId: string,
+    chatId: string,
+    turn: TurnReference,
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ turn: TurnRecord; events: AsyncGenerator<TurnEventRecord> }>;
   /** Cancels the chat's running turn, on whichever instance runs it; false when none is running. */
   cancel(userId: string, chatId: string): Promise<boolean>;
+  /** Cancels the turns running on this instance and waits until they are stored (at shutdown). */
+  shutdown(): Promise<number>;
 }
 
-/** Stored messages as the loop and the adapters see them. */
-export function toConversation(messages: readonly StoredMessage[]): ConversationMessage[] {
-  return messages.flatMap((message): ConversationMessage[] => {
-    if (message.role === 'user')
-      return [
-        {
-          role: 'user',
-          parts: message.parts.filter((part) => part.type === 'text' || part.type === 'image'),
-        },
-      ];
-    if (message.role === 'tool')
-      return [{ role: 'tool', parts: message.parts.filter((part) => part.type === 'tool_result') }];
-    return [
-      { role: 'assistant', parts: message.parts.filter((part) => part.type !== 'tool_result') },
-    ];
-  });
+/** The SSE id of a turn's event: the turn's id and the event's place in it. */
+export function turnEventId(turnId: string, seq: number): string {
+  return `${turnId}:${seq}`;
 }
 
-function titleFrom(content: string): string {
-  const line = content.trim().split('\n')[0]?.trim() ?? '';
-  return line.length > 80 ? `${line.slice(0, 77)}...` : line || DEFAULT_CHAT_TITLE;
+/** The sequence number to resume after, for a `Last-Event-ID` given to `turn`'s stream. */
+export function resumeAfter(turn: TurnRecord, lastEventId: string | undefined): number {
+  if (lastEventId === undefined || lastEventId.trim() === '') return 0;
+  const separator = lastEventId.lastIndexOf(':');
+  const seq = Number(lastEventId.slice(separator + 1));
+  if (separator <= 0 || !Number.isSafeInteger(seq) || seq < 0)
+    throw new ApiError(
+      'invalid_request',
+      `Last-Event-ID must be the id of an event of this stream ("<turnId>:<number>"); got "${lastEventId}".`,
+      { details: { field: 'Last-Event-ID' } },
+    );
+  // An id of another turn (the chat has moved on): this turn is replayed from its start.
+  return lastEventId.slice(0, separator) === turn.id ? seq : 0;
 }
 
 export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnService {
-  const { chats, providers, running } = deps;
+  const { chats, providers, running, turnStore, turnEvents } = deps;
+  const turnTimeoutMs = deps.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+  /** Turns running on this instance, until stored. */
+  const tasks = new Set<Promise<unknown>>();
 
   return {
-    async prepare(userId, chatId, body, options = {}) {
+    async start(userId, chatId, body, options = {}) {
       const chat = await chats.get(userId, chatId);
       if (!chat) throw chatNotFound(chatId);
       const modelName = body.model ?? chat.model;
@@ -99,108 +113,82 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
       // Both throw 422 `validation_failed` errors naming the field.
       const resolved = providers.resolveModel(modelName);
       const maxIterations = resolveMaxIterations(body.maxIterations);
-      const claim = await running.begin(chatId);
+      const turnId = `turn_${crypto.randomUUID().replaceAll('-', '')}`;
+      const claim = await running.begin(chatId, turnId);
       if (!claim)
         throw new ApiError(
           'conflict',
-          'A turn is already running in this chat. Wait for it to finish, or cancel it with POST /api/chats/:id/turns/cancel.',
+          'A turn is already running in this chat. Follow it with GET /api/chats/:id/turns/current/events, or cancel it with POST /api/chats/:id/turns/cancel.',
         );
+      let turn: TurnRecord;
+      try {
+        turn = await turnStore.create({
+          id: turnId,
+          chatId,
+          userMessageId: createMessageId(),
+          assistantMessageId: createMessageId(),
+          model: modelName,
+        });
+      } catch (error) {
+        await claim.end();
+        throw error;
+      }
+      const recorder = turnEvents.open(turn);
+      recorder.append({
+        type: 'turn_started',
+        turnId,
+        chatId,
+        userMessageId: turn.userMessageId,
+        assistantMessageId: turn.assistantMessageId,
+        model: modelName,
+      });
+      const task = runStartedTurn({
+        chats,
+        tools: deps.tools,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+        userId,
+        chat,
+        turn,
+        body,
+        resolved,
+        maxIterations,
+        claim,
+        recorder,
+        turnTimeoutMs,
+        ...(deps.providerIdleTimeoutMs
+          ? { providerIdleTimeoutMs: deps.providerIdleTimeoutMs }
+          : {}),
+        ...(options.requestId ? { requestId: options.requestId } : {}),
+      });
+      tasks.add(task);
+      void task.finally(() => tasks.delete(task));
+      return turn;
+    },
 
-      const run = async (sendEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult> => {
-        const startedAt = performance.now();
-        const summary = createTurnSummary();
-        const onEvent = (event: TurnStreamEvent) => {
-          summary.observe(event);
-          sendEvent(event.type === 'done' ? { ...event, usage: summary.usage() } : event);
-        };
-        let result: ChatTurnResult = { status: 'error', iterations: 0, messages: [] };
-        // `done` is held back until the turn is stored, so a client that reloads on it sees the turn.
-        let done: TurnStreamEvent | undefined;
-        let stored = false;
-        const forward = (event: TurnStreamEvent) => {
-          if (event.type === 'done') done = event;
-          else onEvent(event);
-        };
-        const writer = createTurnMessageWriter(chats, chatId);
-        try {
-          // Safe only now: holding the claim, no turn anywhere can still answer these calls.
-          const { answered, messages: earlier } = await answerUnansweredToolCalls(chats, chatId);
-          if (answered.length > 0)
-            deps.logger?.warn('answered the tool calls of an interrupted turn as aborted', {
-              chatId,
-              toolCallIds: answered,
-            });
-          await chats.appendMessages(chatId, [
-            { role: 'user', parts: [{ type: 'text', text: body.content }] },
-          ]);
-          const { listing, toolset } = await listChatTools(deps.tools, userId, chat, claim.signal);
-          if (listing.problems.length > 0)
-            deps.logger?.warn('tool sources left out of a turn', {
-              chatId,
-              problems: listing.problems,
-            });
-          const system = buildSystemPrompt({
-            mode: chat.mode,
-            workingDirectory: chat.workingDirectory,
-            restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
-          });
-          result = await runChatTurn({
-            provider: resolved.provider,
-            model: resolved.modelId,
-            ...(system ? { system } : {}),
-            history: [
-              ...toConversation(earlier),
-              { role: 'user', parts: [{ type: 'text', text: body.content }] },
-            ],
-            toolset,
-            maxIterations,
-            signal: claim.signal,
-            onEvent: forward,
-            checkpoint: writer.save,
-          });
-          await writer.save(result.messages);
-          stored = true;
-          const changes: Parameters<ChatRepository['update']>[2] = {};
-          // A turn's model becomes the chat's only once the provider has answered with it: a
-          // model the provider refuses (a typo, a retired model) must not break every later turn.
-          const providerAnswered = result.status !== 'error' || result.iterations > 1;
-          if (body.model && body.model !== chat.model && providerAnswered)
-            changes.model = body.model;
-          if (chat.title === DEFAULT_CHAT_TITLE && earlier.length === 0)
-            changes.title = titleFrom(body.content);
-          if (Object.keys(changes).length > 0) await chats.update(userId, chatId, changes);
-          if (done) onEvent(done);
-        } catch (error) {
-          deps.logger?.error('chat turn failed', { chatId, requestId: options.requestId, error });
-          // What the loop produced since its last checkpoint is stored if it can be; calls left
-          // open are answered by the next turn. The client learns the turn failed, and where
-          // to look: the stream says what HTTP would (a generic message and the request id).
-          if (!stored) await writer.flush().catch(() => {});
-          const event: ErrorEvent = { type: 'error', ...internalErrorBody(options.requestId) };
-          onEvent(event);
-          onEvent({ type: 'done', status: 'error', iterations: result.iterations });
-          result = { ...result, status: 'error', error: event };
-        } finally {
-          await claim.end();
-          deps.logger?.info('chat turn', {
-            chatId,
-            userId,
-            model: modelName,
-            status: result.status,
-            iterations: result.iterations,
-            durationMs: Math.round(performance.now() - startedAt),
-            ...summary.logFields(),
-            ...(options.requestId ? { requestId: options.requestId } : {}),
-          });
-        }
-        return result;
-      };
-      return { chat, run, cancel: () => claim.abort() };
+    async events(userId, chatId, reference, lastEventId, signal) {
+      if (!(await chats.get(userId, chatId))) throw chatNotFound(chatId);
+      const turn =
+        reference === 'current' ? await turnStore.latest(chatId) : await turnStore.get(reference);
+      if (!turn || turn.chatId !== chatId)
+        throw new ApiError(
+          'not_found',
+          reference === 'current'
+            ? `Chat "${chatId}" has had no turn yet. Start one with POST /api/chats/:id/turns.`
+            : `Chat "${chatId}" has no turn "${reference}" to follow: only its latest turn's events are kept (GET /api/chats/:id/turns/current/events); what earlier turns produced is in GET /api/chats/:id/messages.`,
+        );
+      const after = resumeAfter(turn, lastEventId);
+      return { turn, events: turnEvents.follow(turn, after, signal) };
     },
 
     async cancel(userId, chatId) {
       if (!(await chats.get(userId, chatId))) throw chatNotFound(chatId);
       return running.cancel(chatId);
+    },
+
+    async shutdown() {
+      const cancelled = running.cancelAll();
+      await Promise.allSettled([...tasks]);
+      return cancelled;
     },
   };
 }

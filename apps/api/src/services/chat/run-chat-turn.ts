@@ -49,6 +49,8 @@ export interface RunChatTurnOptions {
    * goes on. A rejection ends the turn by rejecting `runChatTurn`.
    */
   checkpoint?: (messages: readonly ConversationMessage[]) => Promise<void>;
+  /** Silence from the provider that ends a model call with `provider_timeout` (default 5 minutes). */
+  providerIdleTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -117,8 +119,9 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
         ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
       },
       emit,
+      options.providerIdleTimeoutMs ? { idleTimeoutMs: options.providerIdleTimeoutMs } : {},
     );
-    record({ role: 'assistant', parts: step.parts });
+    record({ role: 'assistant', parts: step.parts, ...(step.usage ? { usage: step.usage } : {}) });
 
     if (step.error || signal.aborted) {
       const why = signal.aborted

@@ -19,14 +19,22 @@ export interface RunningTurn {
 }
 
 export interface RunningTurns {
-  /** Claims the chat; undefined when a turn is already running in it (on any instance). */
-  begin(chatId: string): Promise<RunningTurn | undefined>;
+  /**
+   * Claims the chat for the turn `turnId` (a new id when absent); undefined
+   * when a turn is already running in it (on any instance).
+   */
+  begin(chatId: string, turnId?: string): Promise<RunningTurn | undefined>;
   /** Asks the chat's running turn to stop; false when none is running. */
   cancel(chatId: string): Promise<boolean>;
   /** Whether a turn is running in the chat (on any instance whose heartbeat is fresh). */
   isRunning(chatId: string): Promise<boolean>;
   /** Cancels every turn running on this instance (at shutdown); returns how many. */
   cancelAll(): number;
+  /**
+   * Frees the chats this instance claimed before it last stopped without
+   * freeing them (a crash), so they take a new turn at once; returns how many.
+   */
+  releaseLeftovers(): Promise<number>;
 }
 
 /** Running turns for a single process (tests, or a deployment of one instance). */
@@ -55,6 +63,8 @@ export function createMemoryRunningTurns(): RunningTurns {
       for (const controller of running.values()) controller.abort();
       return running.size;
     },
+    // Nothing outlives this process's memory.
+    releaseLeftovers: async () => 0,
   };
 }
 
@@ -63,6 +73,12 @@ export interface DatabaseRunningTurnsOptions {
   heartbeatMs?: number;
   /** A claim not refreshed for this long is a crashed instance's (default 15 s). */
   staleAfterMs?: number;
+  /**
+   * Names this instance in its claims, the same across restarts
+   * (`MANGO_INSTANCE_ID`; docs/operations.md#scale-out).
+   * Without one, a crashed instance's claims block their chats until stale.
+   */
+  instanceId?: string;
   now?: () => number;
 }
 
@@ -78,9 +94,8 @@ export function createDatabaseRunningTurns(
   const freshSince = () => writeTimestamp(now() - staleAfterMs);
 
   return {
-    async begin(chatId) {
+    async begin(chatId, turnId = crypto.randomUUID()) {
       if (local.has(chatId)) return undefined;
-      const turnId = crypto.randomUUID();
       const stamp = writeTimestamp(now());
       await db
         .deleteFrom('chat_turns')
@@ -95,6 +110,7 @@ export function createDatabaseRunningTurns(
           started_at: stamp,
           heartbeat_at: stamp,
           cancel_requested: false,
+          instance_id: options.instanceId ?? null,
         })
         .onConflict((conflict) => conflict.column('chat_id').doNothing())
         .execute();
@@ -173,6 +189,16 @@ export function createDatabaseRunningTurns(
     cancelAll() {
       for (const controller of local.values()) controller.abort();
       return local.size;
+    },
+
+    async releaseLeftovers() {
+      if (!options.instanceId) return 0;
+      let query = db.deleteFrom('chat_turns').where('instance_id', '=', options.instanceId);
+      // This instance's own turns of this run stay claimed.
+      const mine = [...local.keys()];
+      if (mine.length > 0) query = query.where('chat_id', 'not in', mine);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

@@ -1,8 +1,11 @@
 /**
  * One model call of a turn: forwards the adapter's events and builds the
  * assistant message they describe (text and reasoning runs, tool calls with
- * their final arguments). Calls the stream started but never completed (a cut
- * or a cancel in the middle of one) are kept apart so the loop can answer them.
+ * their final arguments, the usage reported). Calls the stream started but
+ * never completed (a cut or a cancel in the middle of one) are kept apart so
+ * the loop can answer them. A provider that sends nothing for `idleTimeoutMs`
+ * has its request aborted and the step ends with a retryable
+ * `provider_timeout` (docs/chat-turns.md#time-limits).
  */
 import type {
   AssistantMessage,
@@ -12,8 +15,13 @@ import type {
   TextPart,
   ToolCallPart,
   TurnStreamEvent,
+  TurnUsage,
 } from '@mango/shared';
 import type { LanguageModelProvider, ProviderRequest } from '../providers/spec';
+import { addUsage } from './turn-summary';
+
+/** How long a provider may send nothing before its request is given up (5 minutes). */
+export const DEFAULT_PROVIDER_IDLE_TIMEOUT_MS = 300_000;
 
 export interface ModelStep {
   parts: AssistantMessage['parts'];
@@ -21,15 +29,26 @@ export interface ModelStep {
   completedCalls: ToolCallPart[];
   /** Calls started but never completed; also in `parts`. */
   unfinishedCalls: ToolCallPart[];
+  /** What the provider reported for this call (absent when it reported nothing). */
+  usage?: TurnUsage;
   error?: ErrorEvent;
 }
+
+export interface ModelStepOptions {
+  /** Silence from the provider (before its first event or between two) that ends the step. */
+  idleTimeoutMs?: number;
+}
+
+const IDLE = Symbol('idle');
 
 export async function streamModelStep(
   provider: LanguageModelProvider,
   request: ProviderRequest,
   emit: (event: TurnStreamEvent) => void,
+  options: ModelStepOptions = {},
 ): Promise<ModelStep> {
   const parts: AssistantMessage['parts'] = [];
+  let usage: TurnUsage | undefined;
   const calls = new Map<string, { part: ToolCallPart; completed: boolean }>();
   let error: ErrorEvent | undefined;
   let sawEnd = false;
@@ -99,17 +118,64 @@ export async function streamModelStep(
         sawEnd = true;
         break;
       case 'usage':
+        usage ??= { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+        addUsage(usage, event);
         break;
     }
   };
 
-  for await (const event of provider.streamTurn(request)) {
-    handle(event);
-    // A cancel is reported once, by the loop's `done`, not as a provider error.
-    if (!(event.type === 'error' && event.code === 'aborted')) emit(event);
-    if (error) break;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_PROVIDER_IDLE_TIMEOUT_MS;
+  const idle = new AbortController();
+  let lastEventAt = performance.now();
+  let wakeIdle: (value: typeof IDLE) => void = () => {};
+  const idleReached = new Promise<typeof IDLE>((resolve) => {
+    wakeIdle = resolve;
+  });
+  // One timer for the whole step, moved on lazily: events only stamp the time.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const watch = (delay: number) => {
+    timer = setTimeout(() => {
+      const quiet = performance.now() - lastEventAt;
+      if (quiet < idleTimeoutMs) return watch(idleTimeoutMs - quiet);
+      idle.abort();
+      wakeIdle(IDLE);
+    }, delay);
+  };
+  watch(idleTimeoutMs);
+  const signal = request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal;
+  const iterator = provider.streamTurn({ ...request, signal })[Symbol.asyncIterator]();
+  try {
+    while (true) {
+      const pending = iterator.next();
+      const next = await Promise.race([pending, idleReached]);
+      if (next === IDLE) {
+        // The adapter may never settle this read; nobody waits for it any more.
+        pending.catch(() => {});
+        iterator.return?.()?.catch(() => {});
+        break;
+      }
+      if (next.done) break;
+      lastEventAt = performance.now();
+      const event = next.value;
+      if (event.type === 'error' && idle.signal.aborted) break;
+      handle(event);
+      // A cancel is reported once, by the loop's `done`, not as a provider error.
+      if (!(event.type === 'error' && event.code === 'aborted')) emit(event);
+      if (error) break;
+    }
+  } finally {
+    clearTimeout(timer);
   }
-  if (!error && !sawEnd && !request.signal?.aborted) {
+  if (idle.signal.aborted && !request.signal?.aborted) {
+    error = {
+      type: 'error',
+      code: 'provider_timeout',
+      message: `The model provider sent nothing for ${Math.round(idleTimeoutMs / 1000)} s, so its request was given up. Send the message again to retry.`,
+      retryable: true,
+      details: { idleTimeoutMs },
+    };
+    emit(error);
+  } else if (!error && !sawEnd && !request.signal?.aborted) {
     // The adapter contract forbids this; treat it as a cut rather than trust a partial step.
     error = {
       type: 'error',
@@ -124,6 +190,7 @@ export async function streamModelStep(
     parts,
     completedCalls: all.filter((call) => call.completed).map((call) => call.part),
     unfinishedCalls: all.filter((call) => !call.completed).map((call) => call.part),
+    ...(usage ? { usage } : {}),
     ...(error ? { error } : {}),
   };
 }

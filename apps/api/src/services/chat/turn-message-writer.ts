@@ -7,7 +7,7 @@
  * together. What is stored at the end is exactly the turn's final messages.
  */
 import type { ConversationMessage } from '@mango/shared';
-import type { ChatRepository, MessageChanges } from './chat-repository';
+import type { ChatRepository, MessageChanges, NewMessage } from './chat-repository';
 
 export interface TurnMessageWriter {
   /**
@@ -20,28 +20,42 @@ export interface TurnMessageWriter {
   flush(): Promise<void>;
 }
 
+export interface TurnMessageWriterOptions {
+  /** The id the turn's first assistant message is stored under (announced in `turn_started`). */
+  firstAssistantMessageId?: string;
+}
+
 export function createTurnMessageWriter(
   chats: Pick<ChatRepository, 'saveMessages'>,
   chatId: string,
+  options: TurnMessageWriterOptions = {},
 ): TurnMessageWriter {
   /** What is stored for each message already written, by position in the turn. */
-  const stored: { id: string; json: string }[] = [];
+  const stored: { id: string; json: string; role: string }[] = [];
   let latest: readonly ConversationMessage[] = [];
 
   const save = async (messages: readonly ConversationMessage[]) => {
     latest = messages;
     const changes: Required<MessageChanges> = { update: [], append: [] };
-    const appended: string[] = [];
+    const appended: { json: string; role: string }[] = [];
     const rewritten: { entry: { json: string }; json: string }[] = [];
+    let firstAssistant = !stored.some((entry) => entry.role === 'assistant');
     messages.forEach((message, index) => {
-      // Parts are copied as JSON now: the loop keeps changing the objects it handed over.
-      const json = JSON.stringify(message.parts);
+      const usage = message.role === 'assistant' ? message.usage : undefined;
+      // Copied as JSON now: the loop keeps changing the objects it handed over.
+      const json = JSON.stringify({ parts: message.parts, usage });
+      const copy = JSON.parse(json) as Pick<NewMessage, 'parts' | 'usage'>;
       const written = stored[index];
       if (!written) {
-        changes.append.push({ role: message.role, parts: JSON.parse(json) });
-        appended.push(json);
+        const id =
+          message.role === 'assistant' && firstAssistant
+            ? options.firstAssistantMessageId
+            : undefined;
+        if (message.role === 'assistant') firstAssistant = false;
+        changes.append.push({ ...(id ? { id } : {}), role: message.role, ...copy });
+        appended.push({ json, role: message.role });
       } else if (written.json !== json) {
-        changes.update.push({ id: written.id, parts: JSON.parse(json) });
+        changes.update.push({ id: written.id, ...copy });
         rewritten.push({ entry: written, json });
       }
     });
@@ -50,7 +64,8 @@ export function createTurnMessageWriter(
     // Only once the transaction committed; after a failure the next save tries the same again.
     for (const { entry, json } of rewritten) entry.json = json;
     rows.forEach((row, index) => {
-      stored.push({ id: row.id, json: appended[index] as string });
+      const entry = appended[index] as { json: string; role: string };
+      stored.push({ id: row.id, ...entry });
     });
   };
 

@@ -4,7 +4,18 @@
  * the code of the error that ended it. The turn's `done` event carries the
  * usage; the server log gets one line per turn with all of it.
  */
-import type { ErrorCode, TurnStreamEvent, TurnUsage } from '@mango/shared';
+import type { ErrorCode, TurnStreamEvent, TurnUsage, UsageEvent } from '@mango/shared';
+
+/** Adds one model call's reported usage to a running total. */
+export function addUsage(total: TurnUsage, usage: UsageEvent | TurnUsage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.totalTokens += usage.totalTokens;
+  if (usage.reasoningTokens !== undefined)
+    total.reasoningTokens = (total.reasoningTokens ?? 0) + usage.reasoningTokens;
+  if (usage.cachedInputTokens !== undefined)
+    total.cachedInputTokens = (total.cachedInputTokens ?? 0) + usage.cachedInputTokens;
+}
 
 export interface TurnSummary {
   observe(event: TurnStreamEvent): void;
@@ -23,15 +34,8 @@ export function createTurnSummary(): TurnSummary {
   let errorCode: ErrorCode | undefined;
   return {
     observe(event) {
-      if (event.type === 'usage') {
-        usage.inputTokens += event.inputTokens;
-        usage.outputTokens += event.outputTokens;
-        usage.totalTokens += event.totalTokens;
-        if (event.reasoningTokens !== undefined)
-          usage.reasoningTokens = (usage.reasoningTokens ?? 0) + event.reasoningTokens;
-        if (event.cachedInputTokens !== undefined)
-          usage.cachedInputTokens = (usage.cachedInputTokens ?? 0) + event.cachedInputTokens;
-      } else if (event.type === 'tool_result') {
+      if (event.type === 'usage') addUsage(usage, event);
+      else if (event.type === 'tool_result') {
         if (!event.isError) toolCalls.succeeded += 1;
         else if (event.errorCode === 'aborted') toolCalls.aborted += 1;
         else toolCalls.failed += 1;

@@ -18,6 +18,8 @@ const EXPECTED_TABLES = [
   'mcp_servers',
   'messages',
   'sessions',
+  'turn_events',
+  'turns',
   'user_tool_settings',
   'users',
   'verifications',

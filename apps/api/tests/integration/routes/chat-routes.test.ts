@@ -332,7 +332,7 @@ describeEachDatabase('chat routes', (_kind, current) => {
     expect(fake.requests()).toEqual([]);
   });
 
-  test('closing the connection cancels the turn; the cancel route cancels too; one turn per chat', async () => {
+  test('closing the connection leaves the turn running; the cancel route stops it; one turn per chat', async () => {
     const chat = await createChat(alice, { model: 'openai:gpt-5' });
     const hanging = () => ({
       content: [{ type: 'text' as const, text: 'Working on it slowly' }],
@@ -340,7 +340,7 @@ describeEachDatabase('chat routes', (_kind, current) => {
       fault: { type: 'hang' as const, afterFrames: 6 },
     });
 
-    // 1. The client goes away.
+    // 1. The client goes away: the turn goes on (the provider connection stays open).
     fake.enqueue('openai', hanging());
     const client = new AbortController();
     const response = await app.fetch(`/api/chats/${chat.id}/turns`, {
@@ -349,6 +349,7 @@ describeEachDatabase('chat routes', (_kind, current) => {
       signal: client.signal,
     });
     const frames = readSseFrames(response);
+    expect((await frames.next()).value?.event).toBe('turn_started');
     expect((await frames.next()).value?.event).toBe('text_delta');
     // A second turn while this one runs is refused.
     const busy = await app.fetch(`/api/chats/${chat.id}/turns`, {
@@ -358,6 +359,19 @@ describeEachDatabase('chat routes', (_kind, current) => {
     expect(busy.status).toBe(409);
     client.abort();
     await frames.return(undefined).catch(() => {});
+    await Bun.sleep(300);
+    expect(fake.openConnections()).toBe(1);
+    expect(
+      (await app.fetch(`/api/chats/${chat.id}/turns`, { ...json({ content: 'x' }), user: alice }))
+        .status,
+    ).toBe(409);
+
+    // 2. The cancel route stops it; it is stored.
+    const cancel = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
+      method: 'POST',
+      user: alice,
+    });
+    expect(await cancel.json()).toEqual({ cancelled: true });
     let stored: ChatMessage[] = [];
     await waitUntil(async () => {
       stored = await messagesOf(alice, chat.id);
@@ -367,7 +381,7 @@ describeEachDatabase('chat routes', (_kind, current) => {
     expect(stored[1]?.parts[0]).toMatchObject({ type: 'text' });
     expect(await waitUntil(() => fake.openConnections() === 0)).toBe(true);
 
-    // 2. The cancel route, with the client still reading.
+    // 3. The cancel route, with the client still reading.
     fake.enqueue('openai', hanging());
     const second = await app.fetch(`/api/chats/${chat.id}/turns`, {
       ...json({ content: 'again' }),
@@ -377,12 +391,12 @@ describeEachDatabase('chat routes', (_kind, current) => {
     for await (const frame of readSseFrames(second)) {
       const event = JSON.parse(frame.data) as TurnStreamEvent;
       events.push(event);
-      if (events.length === 1) {
-        const cancel = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
+      if (event.type === 'text_delta' && events.length === 2) {
+        const cancelled = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
           method: 'POST',
           user: alice,
         });
-        expect(await cancel.json()).toEqual({ cancelled: true });
+        expect(await cancelled.json()).toEqual({ cancelled: true });
       }
     }
     expect(events.at(-1)).toEqual({

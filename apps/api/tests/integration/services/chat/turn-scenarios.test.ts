@@ -194,8 +194,16 @@ describe.each(PROVIDER_IDS)('turn scenarios through the %s adapter', (id) => {
         .join(''),
     ).toBe('Hello from the model.');
     expect(events.at(-1)).toEqual({ type: 'done', status: 'completed', iterations: 1 });
+    // The assistant message keeps what its model call used, as the usage event said.
+    const [usage] = ofType(events, 'usage');
+    expect(usage).toBeDefined();
+    const { type: _type, ...reported } = usage as Extract<TurnStreamEvent, { type: 'usage' }>;
     expect(result.messages).toEqual([
-      { role: 'assistant', parts: [{ type: 'text', text: 'Hello from the model.' }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'text', text: 'Hello from the model.' }],
+        usage: reported,
+      },
     ]);
   });
 

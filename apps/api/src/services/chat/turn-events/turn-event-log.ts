@@ -1,0 +1,275 @@
+/**
+ * Every turn's events, for whoever follows them (docs/chat-turns.md#re-attaching).
+ * The instance running a turn records each event in memory (the stream of
+ * that instance's followers, with no database in between) and writes them to
+ * the `TurnEventStore` in batches — a short delay after the first unsaved
+ * event, at once for `done` — then signals the change feed, so a follower on
+ * another instance reads the new batch. Such a follower also looks again every
+ * `pollMs` (a missed signal costs that long at most) and, when the turn's
+ * instance is gone without ending it, ends the stream itself with an `error`
+ * and a `done` rather than waiting for ever.
+ */
+import type { DoneEvent, TurnStreamEvent } from '@mango/shared';
+import type { ChangeFeed } from '../../../db/change-feed';
+import type { Logger } from '../../../logger';
+import type { TurnEventRecord, TurnEventStore, TurnRecord } from './turn-event-store';
+
+/** The change-feed channel signalling that a turn has new events stored (the key is its id). */
+export const TURN_EVENTS_CHANNEL = 'turn_events';
+
+export interface TurnRecorder {
+  readonly turnId: string;
+  /** Records the turn's next event (anything but `done`); returns its sequence number. */
+  append(event: TurnStreamEvent): number;
+  /**
+   * Ends the turn with its `done`: stores it and what is left, then calls
+   * `release` (which frees the chat), and only then shows `done` to
+   * followers — so a follower anywhere that sees `done` may start the next
+   * turn at once, and one that finds the chat free always finds `done` stored.
+   */
+  end(done: DoneEvent, release: () => Promise<void>): Promise<void>;
+}
+
+export interface TurnEventLog {
+  /** Starts recording a turn that runs on this instance. */
+  open(turn: TurnRecord): TurnRecorder;
+  /**
+   * The turn's events after `afterSeq` and then its live ones, until its
+   * `done` (or until `signal` aborts: the follower went away).
+   */
+  follow(turn: TurnRecord, afterSeq: number, signal: AbortSignal): AsyncGenerator<TurnEventRecord>;
+  /** Whether this instance is recording the turn now. */
+  isLocal(turnId: string): boolean;
+}
+
+export interface TurnEventLogOptions {
+  store: TurnEventStore;
+  changes: ChangeFeed;
+  /** Whether a turn still runs in the chat on some instance (its claim is fresh). */
+  isRunning(chatId: string): Promise<boolean>;
+  /** How long an unsaved event may wait for the next batch (default 50 ms). */
+  flushDelayMs?: number;
+  /** A batch is written at once when it has this many events (default 200). */
+  maxBatch?: number;
+  /** How often a follower on another instance looks for new events without a signal (default 1 s). */
+  pollMs?: number;
+  /** How long an ended turn's events stay in this instance's memory (default 60 s). */
+  keepEndedMs?: number;
+  logger?: Logger;
+}
+
+interface LiveTurn {
+  readonly records: TurnEventRecord[];
+  ended: boolean;
+  waiters: (() => void)[];
+}
+
+function wakeAll(live: LiveTurn): void {
+  const waiters = live.waiters;
+  live.waiters = [];
+  for (const wake of waiters) wake();
+}
+
+/** Resolves when `register` calls back, the signal aborts or `ms` pass (whichever first). */
+function waitFor(
+  register: (wake: () => void) => void,
+  signal: AbortSignal,
+  ms?: number,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', done, { once: true });
+    if (ms !== undefined) timer = setTimeout(done, ms);
+    register(done);
+  });
+}
+
+export function createTurnEventLog(options: TurnEventLogOptions): TurnEventLog {
+  const { store, changes } = options;
+  const flushDelayMs = options.flushDelayMs ?? 50;
+  const maxBatch = options.maxBatch ?? 200;
+  const pollMs = options.pollMs ?? 1000;
+  const keepEndedMs = options.keepEndedMs ?? 60_000;
+  const local = new Map<string, LiveTurn>();
+
+  /** The events of a turn whose instance stopped without ending it. */
+  const interruptedEnding = async (turn: TurnRecord, lastSeq: number) => {
+    const seen = await store.read(turn.id, 0);
+    const iterations = seen.filter(
+      ({ event }) => event.type === 'turn_completed' || event.type === 'error',
+    ).length;
+    const records: TurnEventRecord[] = [
+      {
+        seq: lastSeq + 1,
+        event: {
+          type: 'error',
+          code: 'aborted',
+          message:
+            'The turn was interrupted: the server running it stopped before the turn ended. What it produced is stored; its unfinished tool calls show as aborted. Send the message again to continue.',
+          retryable: true,
+        },
+      },
+      { seq: lastSeq + 2, event: { type: 'done', status: 'error', iterations } },
+    ];
+    return records;
+  };
+
+  async function* followStored(
+    turn: TurnRecord,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<TurnEventRecord> {
+    let last = afterSeq;
+    // Set by a signal that arrives while the follower reads: it looks again at once.
+    let dirty = false;
+    let signalled: (() => void) | undefined;
+    const onSignal = () => {
+      dirty = true;
+      signalled?.();
+    };
+    const unsubscribe = changes.subscribe(TURN_EVENTS_CHANNEL, {
+      onChange: (key) => {
+        if (key === turn.id) onSignal();
+      },
+      onReset: onSignal,
+    });
+    try {
+      while (!signal.aborted) {
+        dirty = false;
+        const records = await store.read(turn.id, last);
+        for (const record of records) {
+          last = record.seq;
+          yield record;
+          if (record.event.type === 'done') return;
+        }
+        if (records.length === 0) {
+          const current = await store.get(turn.id);
+          const ended = current === undefined || current.status !== 'running';
+          const gone = !ended && !(await options.isRunning(turn.chatId));
+          if (ended || gone) {
+            // One more look: the last batch may have landed since the read above.
+            const tail = await store.read(turn.id, last);
+            for (const record of tail) {
+              last = record.seq;
+              yield record;
+              if (record.event.type === 'done') return;
+            }
+            for (const record of await interruptedEnding(turn, last)) yield record;
+            return;
+          }
+        }
+        if (dirty) continue;
+        await waitFor(
+          (wake) => {
+            signalled = wake;
+          },
+          signal,
+          pollMs,
+        );
+        signalled = undefined;
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  async function* followLocal(
+    live: LiveTurn,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<TurnEventRecord> {
+    // Sequence numbers start at 1 and have no gaps: event `seq` is at index seq - 1.
+    let index = Math.max(0, afterSeq);
+    while (!signal.aborted) {
+      while (index < live.records.length) {
+        const record = live.records[index] as TurnEventRecord;
+        index += 1;
+        yield record;
+        if (record.event.type === 'done') return;
+      }
+      if (live.ended) return;
+      await waitFor((wake) => live.waiters.push(wake), signal);
+    }
+  }
+
+  return {
+    open(turn) {
+      const live: LiveTurn = { records: [], ended: false, waiters: [] };
+      local.set(turn.id, live);
+      let pending: TurnEventRecord[] = [];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let writing: Promise<void> = Promise.resolve();
+
+      const flush = (signal = true) => {
+        clearTimeout(timer);
+        timer = undefined;
+        writing = writing.then(async () => {
+          const batch = pending;
+          if (batch.length === 0) return;
+          pending = [];
+          try {
+            await store.append(turn.id, batch);
+            if (signal) await changes.notify(TURN_EVENTS_CHANNEL, turn.id);
+          } catch (error) {
+            // Kept for the next batch: followers elsewhere see these a little later.
+            pending = [...batch, ...pending];
+            options.logger?.warn('could not store turn events; retrying with the next batch', {
+              turnId: turn.id,
+              events: batch.length,
+              error,
+            });
+          }
+        });
+        return writing;
+      };
+
+      return {
+        turnId: turn.id,
+        append(event) {
+          const record = { seq: live.records.length + 1, event };
+          live.records.push(record);
+          pending.push(record);
+          if (live.waiters.length > 0) wakeAll(live);
+          if (pending.length >= maxBatch) void flush();
+          else timer ??= setTimeout(flush, flushDelayMs);
+          return record.seq;
+        },
+        async end(done, release) {
+          const record = { seq: live.records.length + 1, event: done };
+          pending.push(record);
+          await flush(false);
+          if (pending.length > 0) await flush(false);
+          try {
+            await store.finish(turn.id, done.status);
+          } catch (error) {
+            options.logger?.warn('could not store the end of a turn', { turnId: turn.id, error });
+          }
+          try {
+            await release();
+          } finally {
+            live.records.push(record);
+            live.ended = true;
+            wakeAll(live);
+            await changes.notify(TURN_EVENTS_CHANNEL, turn.id).catch(() => {});
+          }
+          setTimeout(() => {
+            if (local.get(turn.id) === live) local.delete(turn.id);
+          }, keepEndedMs).unref?.();
+        },
+      };
+    },
+
+    follow(turn, afterSeq, signal) {
+      const live = local.get(turn.id);
+      return live ? followLocal(live, afterSeq, signal) : followStored(turn, afterSeq, signal);
+    },
+
+    isLocal: (turnId) => local.has(turnId),
+  };
+}

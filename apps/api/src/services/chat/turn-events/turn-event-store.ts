@@ -1,0 +1,192 @@
+/**
+ * Where turns and their events are kept for replay (docs/chat-turns.md#re-attaching):
+ * `turns` holds each chat's latest turn (its ids and status) and `turn_events`
+ * its events in batches — one row per flush, not per event, so a streaming
+ * answer of thousands of deltas costs a few inserts. Starting a turn forgets
+ * the chat's earlier turns and their events: their outcome is in the stored
+ * messages.
+ */
+import { type TurnStatus, TurnStreamEvent } from '@mango/shared';
+import { Value } from '@sinclair/typebox/value';
+import type { AppDatabase } from '../../../db/database';
+import { readJson, readTimestamp, writeJson, writeTimestamp } from '../../../db/values';
+
+/** One event of a turn with its place in the turn (1 = `turn_started`). */
+export interface TurnEventRecord {
+  seq: number;
+  event: TurnStreamEvent;
+}
+
+export type StoredTurnStatus = 'running' | TurnStatus;
+
+export interface TurnRecord {
+  id: string;
+  chatId: string;
+  userMessageId: string;
+  assistantMessageId: string;
+  model: string;
+  status: StoredTurnStatus;
+  startedAt: string;
+  endedAt?: string;
+}
+
+export type NewTurn = Pick<
+  TurnRecord,
+  'id' | 'chatId' | 'userMessageId' | 'assistantMessageId' | 'model'
+>;
+
+export interface TurnEventStore {
+  /** Records a new running turn as the chat's latest; the chat's earlier turns go. */
+  create(turn: NewTurn): Promise<TurnRecord>;
+  /** Stores consecutive events of a running turn as one batch. */
+  append(turnId: string, events: readonly TurnEventRecord[]): Promise<void>;
+  finish(turnId: string, status: TurnStatus): Promise<void>;
+  get(turnId: string): Promise<TurnRecord | undefined>;
+  /** The chat's latest turn, running or ended. */
+  latest(chatId: string): Promise<TurnRecord | undefined>;
+  /** The turn's stored events after `afterSeq`, in order. */
+  read(turnId: string, afterSeq: number): Promise<TurnEventRecord[]>;
+}
+
+const STATUSES: ReadonlySet<string> = new Set([
+  'running',
+  'completed',
+  'iteration_limit',
+  'cancelled',
+  'error',
+]);
+
+interface TurnRow {
+  id: string;
+  chat_id: string;
+  user_message_id: string;
+  assistant_message_id: string;
+  model: string;
+  status: string;
+  started_at: Date | string;
+  ended_at: Date | string | null;
+}
+
+function toTurn(row: TurnRow): TurnRecord {
+  return {
+    id: row.id,
+    chatId: row.chat_id,
+    userMessageId: row.user_message_id,
+    assistantMessageId: row.assistant_message_id,
+    model: row.model,
+    status: (STATUSES.has(row.status) ? row.status : 'error') as StoredTurnStatus,
+    startedAt: readTimestamp(row.started_at),
+    ...(row.ended_at ? { endedAt: readTimestamp(row.ended_at) } : {}),
+  };
+}
+
+/** A stored batch as records; a corrupt event is left out rather than breaking the replay. */
+function readBatch(value: unknown, firstSeq: number): TurnEventRecord[] {
+  const events = readJson(value);
+  if (!Array.isArray(events)) return [];
+  const records: TurnEventRecord[] = [];
+  events.forEach((event, index) => {
+    if (Value.Check(TurnStreamEvent, event)) records.push({ seq: firstSeq + index, event });
+  });
+  return records;
+}
+
+export function createTurnEventStore(
+  database: AppDatabase,
+  now: () => number = Date.now,
+): TurnEventStore {
+  const { db } = database;
+  const turnColumns = [
+    'id',
+    'chat_id',
+    'user_message_id',
+    'assistant_message_id',
+    'model',
+    'status',
+    'started_at',
+    'ended_at',
+  ] as const;
+
+  return {
+    async create(turn) {
+      const startedAt = writeTimestamp(now());
+      await db.transaction().execute(async (transaction) => {
+        const earlier = transaction
+          .selectFrom('turns')
+          .select('id')
+          .where('chat_id', '=', turn.chatId);
+        await transaction.deleteFrom('turn_events').where('turn_id', 'in', earlier).execute();
+        await transaction.deleteFrom('turns').where('chat_id', '=', turn.chatId).execute();
+        await transaction
+          .insertInto('turns')
+          .values({
+            id: turn.id,
+            chat_id: turn.chatId,
+            user_message_id: turn.userMessageId,
+            assistant_message_id: turn.assistantMessageId,
+            model: turn.model,
+            status: 'running',
+            started_at: startedAt,
+            ended_at: null,
+          })
+          .execute();
+      });
+      return { ...turn, status: 'running', startedAt: readTimestamp(startedAt) };
+    },
+
+    async append(turnId, events) {
+      const first = events[0];
+      const last = events.at(-1);
+      if (!first || !last) return;
+      await db
+        .insertInto('turn_events')
+        .values({
+          turn_id: turnId,
+          first_seq: first.seq,
+          last_seq: last.seq,
+          events: writeJson(events.map((record) => record.event)),
+        })
+        .execute();
+    },
+
+    async finish(turnId, status) {
+      await db
+        .updateTable('turns')
+        .set({ status, ended_at: writeTimestamp(now()) })
+        .where('id', '=', turnId)
+        .execute();
+    },
+
+    async get(turnId) {
+      const row = await db
+        .selectFrom('turns')
+        .select(turnColumns)
+        .where('id', '=', turnId)
+        .executeTakeFirst();
+      return row ? toTurn(row) : undefined;
+    },
+
+    async latest(chatId) {
+      const row = await db
+        .selectFrom('turns')
+        .select(turnColumns)
+        .where('chat_id', '=', chatId)
+        .orderBy('started_at', 'desc')
+        .executeTakeFirst();
+      return row ? toTurn(row) : undefined;
+    },
+
+    async read(turnId, afterSeq) {
+      const rows = await db
+        .selectFrom('turn_events')
+        .select(['first_seq', 'events'])
+        .where('turn_id', '=', turnId)
+        .where('last_seq', '>', afterSeq)
+        .orderBy('first_seq', 'asc')
+        .execute();
+      return rows
+        .flatMap((row) => readBatch(row.events, Number(row.first_seq)))
+        .filter((record) => record.seq > afterSeq);
+    },
+  };
+}
