@@ -81,16 +81,15 @@ export function turnEventId(turnId: string, seq: number): string {
 /** The sequence number to resume after, for a `Last-Event-ID` given to `turn`'s stream. */
 export function resumeAfter(turn: TurnRecord, lastEventId: string | undefined): number {
   if (lastEventId === undefined || lastEventId.trim() === '') return 0;
-  const separator = lastEventId.lastIndexOf(':');
-  const seq = Number(lastEventId.slice(separator + 1));
-  if (separator <= 0 || !Number.isSafeInteger(seq) || seq < 0)
+  const match = /^(.+):(\d{1,15})$/.exec(lastEventId.trim());
+  if (!match)
     throw new ApiError(
       'invalid_request',
       `Last-Event-ID must be the id of an event of this stream ("<turnId>:<number>"); got "${lastEventId}".`,
       { details: { field: 'Last-Event-ID' } },
     );
   // An id of another turn (the chat has moved on): this turn is replayed from its start.
-  return lastEventId.slice(0, separator) === turn.id ? seq : 0;
+  return match[1] === turn.id ? Number(match[2]) : 0;
 }
 
 export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnService {

@@ -58,17 +58,22 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
   afterAll(() => app.stop());
 
   /** Starts a turn on a fresh child server; reads its events until `until` says stop, then SIGKILLs it. */
-  async function turnKilledWhen(
-    chatId: string,
-    until: (events: TurnStreamEvent[]) => boolean | Promise<boolean>,
-  ): Promise<TurnStreamEvent[]> {
-    child = await startServerProcess(
+  const startChild = (instanceId?: string) =>
+    startServerProcess(
       {
         MANGO_TEST_DATABASE: JSON.stringify(current().config),
         MANGO_TEST_OPENAI_URL: fake.baseUrl('openai'),
+        ...(instanceId ? { MANGO_INSTANCE_ID: instanceId } : {}),
       },
       { entryPoint: join(import.meta.dir, '../../../support/chat-server-entry.ts') },
     );
+
+  async function turnKilledWhen(
+    chatId: string,
+    until: (events: TurnStreamEvent[]) => boolean | Promise<boolean>,
+    instanceId?: string,
+  ): Promise<TurnStreamEvent[]> {
+    child = await startChild(instanceId);
     const response = await fetch(`${child.url}/api/chats/${chatId}/turns`, {
       ...json({ content: 'go' }),
       headers: { 'content-type': 'application/json', cookie: alice.cookie },
@@ -81,7 +86,7 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
       if (frame.done) throw new Error(`The turn ended before the kill: ${JSON.stringify(events)}`);
       events.push(JSON.parse(frame.value.data));
     }
-    // Killed while the client is still connected: closing the stream first would cancel the turn.
+    // Killed while the client is still connected (closing the stream would not stop the turn).
     child.process.kill('SIGKILL');
     await child.process.exited;
     await frames.return(undefined).catch(() => {});
@@ -291,5 +296,45 @@ describeEachDatabase('a turn whose server is killed', (_kind, current) => {
     expect(interrupted.is_error).toBe(true);
     expect(JSON.stringify(interrupted.content)).toContain('The server stopped while this call');
     expect(messages[4].content.at(-1)).toEqual({ type: 'text', text: 'again' });
+  }, 60_000);
+
+  test('restarted with the same instance id, the server frees the chat it held at once: no 409, calls shown aborted, followers told', async () => {
+    const chat = await newChat();
+    const instanceId = `crash-test-${process.pid}-${current().database.kind}`;
+    fake.enqueue('openai', callTool('slow', { text: 'never ends' }));
+    await turnKilledWhen(
+      chat.id,
+      async (seen) =>
+        seen.some((event) => event.type === 'tool_call_completed') &&
+        // The model's message is stored before its tool runs.
+        waitUntil(async () => (await messagesOf(chat.id)).length === 2),
+      instanceId,
+    );
+    expect(await claimsOf(chat.id)).toHaveLength(1);
+    child = await startChild(instanceId);
+    const url = child.url;
+    const headers = { 'content-type': 'application/json', cookie: alice.cookie };
+    expect(await claimsOf(chat.id)).toHaveLength(0);
+    // A follower of the dead turn is told it was interrupted instead of waiting for ever.
+    const followed = await readTurnEvents(
+      await fetch(`${url}/api/chats/${chat.id}/turns/current/events`, { headers }),
+    );
+    expect(followed.at(-2)).toMatchObject({ type: 'error', code: 'aborted' });
+    expect(followed.at(-1)).toMatchObject({ type: 'done', status: 'error' });
+    const shown = (await (
+      await fetch(`${url}/api/chats/${chat.id}/messages`, { headers })
+    ).json()) as { messages: ChatMessage[] };
+    expect(shown.messages[1]?.parts[0]).toMatchObject({ name: 'slow', status: 'aborted' });
+    fake.enqueue('openai', say('Back at once.'));
+    const next = await fetch(`${url}/api/chats/${chat.id}/turns`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ content: 'again' }),
+    });
+    expect(next.status).toBe(200);
+    expect((await readTurnEvents(next)).at(-1)).toMatchObject({
+      type: 'done',
+      status: 'completed',
+    });
   }, 60_000);
 });
