@@ -8,7 +8,9 @@
  */
 import { type TurnStatus, TurnStreamEvent } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
+import type { Selectable } from 'kysely';
 import type { AppDatabase } from '../../../db/database';
+import type { TurnsTable } from '../../../db/schema';
 import { readJson, readTimestamp, writeJson, writeTimestamp } from '../../../db/values';
 
 /** One event of a turn with its place in the turn (1 = `turn_started`). */
@@ -56,16 +58,7 @@ const STATUSES: ReadonlySet<string> = new Set([
   'error',
 ]);
 
-interface TurnRow {
-  id: string;
-  chat_id: string;
-  user_message_id: string;
-  assistant_message_id: string;
-  model: string;
-  status: string;
-  started_at: Date | string;
-  ended_at: Date | string | null;
-}
+type TurnRow = Selectable<TurnsTable>;
 
 function toTurn(row: TurnRow): TurnRecord {
   return {
