@@ -12,6 +12,7 @@ import { getRequestContext } from './request-context';
 import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
+import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createChatCapabilities } from './services/chat/chat-capabilities';
@@ -20,6 +21,7 @@ import { createChatService } from './services/chat/chat-service';
 import type { ChatToolsDeps } from './services/chat/chat-tools';
 import { createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
+import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -39,6 +41,8 @@ export interface AppDependencies {
   tools: ToolCatalog;
   /** The model providers offered (from the environment in production). */
   providers: ProviderRegistry;
+  /** The models offered: each provider's own list (cached) and the configured ones. */
+  models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
@@ -68,7 +72,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
-  const { providers, runningTurns } = deps;
+  const { providers, runningTurns, models } = deps;
   const chatRepository = createChatRepository(deps.database, now);
   const tools: ChatToolsDeps = {
     catalog: deps.tools,
@@ -79,10 +83,11 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   };
   const chatRoutes = createChatRoutes({
     providers,
-    chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
+    chats: createChatService({ chats: chatRepository, models, running: runningTurns }),
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
+      models,
       running: runningTurns,
       tools,
       logger,
@@ -117,6 +122,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     })
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(createModelRoutes(models))
     .use(
       createOpenApiRoutes({
         getApp: () => {

@@ -17,6 +17,7 @@ import {
   createDatabaseRunningTurns,
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
+import { createModelCatalog, type ModelCatalog } from '../../src/services/providers/model-catalog';
 import {
   createProviderRegistry,
   type ProviderRegistry,
@@ -63,6 +64,8 @@ export interface TestAppOptions {
   /** The server's idle timeout for ordinary requests (production's by default). */
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
+  /** The model catalog (default: the providers' own lists, nothing configured). */
+  models?: ModelCatalog;
   runningTurns?: RunningTurns;
   now?: () => number;
 }
@@ -83,15 +86,24 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
   });
+  const providers = options.providers ?? createProviderRegistry({});
+  const logger = options.logger ?? silentLogger;
   const deps: AppDependencies = {
     database,
     auth,
-    logger: options.logger ?? silentLogger,
+    logger,
     tools: createToolCatalog([
       createBuiltinToolSource(options.toolRegistry ?? defaultToolRegistry),
       ...(options.toolSources ?? []),
     ]),
-    providers: options.providers ?? createProviderRegistry({}),
+    providers,
+    models:
+      options.models ??
+      createModelCatalog({
+        providers,
+        logger,
+        ...(options.now ? { now: options.now } : {}),
+      }),
     runningTurns:
       options.runningTurns ??
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
