@@ -81,13 +81,14 @@ export function cookieFrom(response: Response): string {
 }
 
 export function startTestApp(database: AppDatabase, options: TestAppOptions = {}): TestApp {
+  const providers = options.providers ?? createProviderRegistry({});
+  const logger = options.logger ?? silentLogger;
   const auth = createAuth({
     database,
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
+    logger,
   });
-  const providers = options.providers ?? createProviderRegistry({});
-  const logger = options.logger ?? silentLogger;
   const deps: AppDependencies = {
     database,
     auth,

@@ -112,7 +112,13 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
 
       const run = async (sendEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult> => {
         const startedAt = performance.now();
-        const summary = createTurnSummary();
+        const summary = createTurnSummary({
+          ...(deps.logger ? { logger: deps.logger } : {}),
+          provider: resolved.providerId,
+          model: resolved.modelId,
+          chatId,
+          ...(options.requestId ? { requestId: options.requestId } : {}),
+        });
         const onEvent = (event: TurnStreamEvent) => {
           summary.observe(event);
           sendEvent(event.type === 'done' ? { ...event, usage: summary.usage() } : event);
