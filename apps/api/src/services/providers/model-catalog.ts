@@ -37,9 +37,33 @@ const PROVIDER_LABELS: Record<ProviderId, string> = {
   gemini: 'Gemini',
 };
 
+type ListingError = NonNullable<ModelProviderListing['error']>;
+
+/** Why a provider's model list could not be fetched, classified like a failed model call. */
+function listingFailure(
+  label: string,
+  error: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): ListingError {
+  if (timedOut)
+    return {
+      code: 'provider_timeout',
+      message: `${label} did not list its models within ${timeoutMs / 1000} s.`,
+    };
+  const event = toProviderErrorEvent(label, error);
+  const detail = error instanceof Error ? error.message : String(error);
+  return {
+    // toProviderErrorEvent answers with provider codes only.
+    code: event.code as ProviderErrorCode,
+    message: `${label} could not list its models: ${detail}`,
+    ...(event.status !== undefined ? { status: event.status } : {}),
+  };
+}
+
 type ProviderModels =
   | { status: 'ok'; models: ListedModel[]; at: number }
-  | { status: 'failed'; error: NonNullable<ModelProviderListing['error']>; at: number }
+  | { status: 'failed'; error: ListingError; at: number }
   | { status: 'unlisted'; at: number };
 
 export interface ModelCatalogCallOptions {
@@ -92,21 +116,12 @@ export function createModelCatalog(options: ModelCatalogOptions): ModelCatalog {
       const models = await provider.listModels({ signal: controller.signal });
       return { status: 'ok', models, at: now() };
     } catch (error) {
-      const label = PROVIDER_LABELS[id];
-      const event = controller.signal.aborted
-        ? {
-            code: 'provider_timeout' as const,
-            message: `${label} did not list its models within ${timeoutMs / 1000} s.`,
-          }
-        : toProviderErrorEvent(label, error);
-      const failure = {
-        // toProviderErrorEvent answers with provider codes only.
-        code: event.code as ProviderErrorCode,
-        message: controller.signal.aborted
-          ? event.message
-          : `${label} could not list its models: ${error instanceof Error ? error.message : String(error)}`,
-        ...('status' in event && event.status !== undefined ? { status: event.status } : {}),
-      };
+      const failure = listingFailure(
+        PROVIDER_LABELS[id],
+        error,
+        controller.signal.aborted,
+        timeoutMs,
+      );
       logProviderFailure(logger, {
         provider: id,
         operation: 'list_models',
