@@ -12,6 +12,7 @@ import { getRequestContext } from './request-context';
 import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
+import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import {
@@ -25,6 +26,7 @@ import { type ChatTurnService, createChatTurnService } from './services/chat/cha
 import type { RunningTurns } from './services/chat/running-turns';
 import { createTurnEventLog } from './services/chat/turn-events/turn-event-log';
 import { createTurnEventStore } from './services/chat/turn-events/turn-event-store';
+import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -44,6 +46,8 @@ export interface AppDependencies {
   tools: ToolCatalog;
   /** The model providers offered (from the environment in production). */
   providers: ProviderRegistry;
+  /** The models offered: each provider's own list (cached) and the configured ones. */
+  models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
@@ -89,10 +93,11 @@ export function createAppServices(deps: AppDependencies): AppServices {
   });
   return {
     toolSettings,
-    chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
+    chats: createChatService({ chats: chatRepository, models: deps.models, running: runningTurns }),
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
+      models: deps.models,
       running: runningTurns,
       turnStore,
       turnEvents,
@@ -142,6 +147,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     })
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(createModelRoutes(deps.models))
     .use(
       createOpenApiRoutes({
         getApp: () => {

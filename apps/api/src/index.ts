@@ -8,7 +8,12 @@ import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
-import { loadProvidersConfig, ProviderConfigError } from './services/providers/provider-config';
+import { createModelCatalog } from './services/providers/model-catalog';
+import {
+  loadConfiguredModels,
+  loadProvidersConfig,
+  ProviderConfigError,
+} from './services/providers/provider-config';
 import { createProviderRegistry } from './services/providers/provider-registry';
 import { createBuiltinToolSource, createToolCatalog, defaultToolRegistry } from './services/tools';
 
@@ -16,9 +21,11 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
   let providersConfig: ReturnType<typeof loadProvidersConfig>;
+  let configuredModels: ReturnType<typeof loadConfiguredModels>;
   try {
     config = loadServerConfig();
     providersConfig = loadProvidersConfig();
+    configuredModels = loadConfiguredModels(providersConfig);
     authSecret = resolveAuthSecret(config.authSecret, config.dataDir);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ProviderConfigError) {
@@ -46,6 +53,7 @@ async function main(): Promise<void> {
   });
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
+  const models = createModelCatalog({ providers, additional: configuredModels, logger });
   const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
   // Chats this instance held when it last stopped without freeing them (a crash) are free now.
   const released = await runningTurns.releaseLeftovers();
@@ -61,6 +69,7 @@ async function main(): Promise<void> {
     auth,
     tools,
     providers,
+    models,
     runningTurns,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],

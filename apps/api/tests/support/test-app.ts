@@ -17,6 +17,7 @@ import {
   createDatabaseRunningTurns,
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
+import { createModelCatalog, type ModelCatalog } from '../../src/services/providers/model-catalog';
 import {
   createProviderRegistry,
   type ProviderRegistry,
@@ -63,6 +64,8 @@ export interface TestAppOptions {
   /** The server's idle timeout for ordinary requests (production's by default). */
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
+  /** The model catalog (default: the providers' own lists, nothing configured). */
+  models?: ModelCatalog;
   runningTurns?: RunningTurns;
   /** A turn's limits (production's defaults without). */
   turnLimits?: AppDependencies['turnLimits'];
@@ -80,20 +83,30 @@ export function cookieFrom(response: Response): string {
 }
 
 export function startTestApp(database: AppDatabase, options: TestAppOptions = {}): TestApp {
+  const providers = options.providers ?? createProviderRegistry({});
+  const logger = options.logger ?? silentLogger;
   const auth = createAuth({
     database,
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
+    logger,
   });
   const deps: AppDependencies = {
     database,
     auth,
-    logger: options.logger ?? silentLogger,
+    logger,
     tools: createToolCatalog([
       createBuiltinToolSource(options.toolRegistry ?? defaultToolRegistry),
       ...(options.toolSources ?? []),
     ]),
-    providers: options.providers ?? createProviderRegistry({}),
+    providers,
+    models:
+      options.models ??
+      createModelCatalog({
+        providers,
+        logger,
+        ...(options.now ? { now: options.now } : {}),
+      }),
     runningTurns:
       options.runningTurns ??
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),

@@ -10,6 +10,7 @@
 import type { CreateTurnBody } from '@mango/shared';
 import { ApiError } from '../../errors';
 import type { Logger } from '../../logger';
+import type { ModelCatalog } from '../providers/model-catalog';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import { type ChatRepository, createMessageId } from './chat-repository';
 import { chatNotFound } from './chat-service';
@@ -26,6 +27,8 @@ export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
 export interface ChatTurnServiceDeps {
   chats: ChatRepository;
   providers: ProviderRegistry;
+  /** Refuses a model that is not offered, before anything is stored. */
+  models: ModelCatalog;
   running: RunningTurns;
   /** Where turns and their events are kept for replay. */
   turnStore: TurnEventStore;
@@ -111,6 +114,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
         );
       // Both throw 422 `validation_failed` errors naming the field.
       const resolved = providers.resolveModel(modelName);
+      await deps.models.assertOffered(modelName, 'chat', options);
       const maxIterations = resolveMaxIterations(body.maxIterations);
       const turnId = `turn_${crypto.randomUUID().replaceAll('-', '')}`;
       const claim = await running.begin(chatId, turnId);

@@ -50,7 +50,14 @@ export async function runStartedTurn(context: StartedTurnContext): Promise<ChatT
   const { chats, chat, turn, body, claim, recorder, logger } = context;
   const chatId = chat.id;
   const startedAt = performance.now();
-  const summary = createTurnSummary();
+  const summary = createTurnSummary({
+    ...(logger ? { logger } : {}),
+    provider: context.resolved.providerId,
+    model: context.resolved.modelId,
+    chatId,
+    turnId: turn.id,
+    ...(context.requestId ? { requestId: context.requestId } : {}),
+  });
   const record = (event: TurnStreamEvent) => {
     summary.observe(event);
     recorder.append(event);
@@ -154,7 +161,6 @@ export async function runStartedTurn(context: StartedTurnContext): Promise<ChatT
     clearTimeout(budget);
     logger?.info('chat turn', {
       chatId,
-      turnId: turn.id,
       userId: context.userId,
       model: turn.model,
       status: result.status,

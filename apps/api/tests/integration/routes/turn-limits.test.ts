@@ -19,6 +19,7 @@ import {
   type DATABASE_KINDS,
   describeEachDatabase,
 } from '../../support/test-databases';
+import { waitUntil } from '../../support/wait-until';
 
 const fake = useFakeProviderServer();
 
@@ -72,15 +73,14 @@ describeEachDatabase('a turn’s time limits', (_kind, current) => {
       fragmentSize: 4,
       fault: { type: 'hang', afterFrames: 7 },
     });
-    const startedAt = performance.now();
     const { chat, events } = await runTurn(app, alice);
     const error = events.find((event) => event.type === 'error');
     expect(error).toMatchObject({ code: 'provider_timeout', retryable: true });
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'error', iterations: 1 });
-    // Ended by the idle budget, not by the whole-turn budget.
-    expect(performance.now() - startedAt).toBeLessThan(2500);
+    // Ended by the idle budget (the whole-turn budget would say `timeout`).
+    expect(events.filter((event) => event.type === 'error')).toHaveLength(1);
     // The provider saw its request given up.
-    expect(fake.openConnections()).toBe(0);
+    expect(await waitUntil(() => fake.openConnections() === 0)).toBe(true);
     const stored = await messagesOf(chat.id);
     const streamed = events.flatMap((event) => (event.type === 'text_delta' ? [event.delta] : []));
     expect(streamed.length).toBeGreaterThan(0);

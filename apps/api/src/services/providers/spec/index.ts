@@ -13,6 +13,11 @@ export type {
   UsageEvent,
   UserMessage,
 } from '@mango/shared';
-export type { LanguageModelProvider, ProviderId } from './language-model-provider';
+export type {
+  LanguageModelProvider,
+  ListedModel,
+  ListModelsOptions,
+  ProviderId,
+} from './language-model-provider';
 export type { ProviderRequest, ProviderToolChoice } from './provider-request';
 export type { JsonSchema, JsonSchemaType, ToolDefinition } from './tool-definition';
