@@ -131,6 +131,18 @@ try {
       sameCount: true,
     },
     {
+      label: `grep full scan, case-insensitive "${literal.toUpperCase()}"`,
+      target: '≤ 1×',
+      ours: () =>
+        call(
+          'grep',
+          { pattern: literal.toUpperCase(), path: '.', caseInsensitive: true },
+          fullScan,
+        ),
+      baseline: [rg, '-uu', '-i', literal.toUpperCase()],
+      sameCount: true,
+    },
+    {
       label: 'grep default caps (100 results, 20 per file)',
       target: '≤ 1×',
       ours: () => call('grep', { pattern: literal, path: '.' }),
@@ -227,6 +239,7 @@ try {
     `\nbaselines: ${[
       `rg -uu ${literal}`,
       `rg -uu '(?-u)${regex}'`,
+      `rg -uu -i ${literal.toUpperCase()}`,
       `rg -uu -m 20 ${literal} | head -100`,
       `${path.basename(fd)} -u -g '*.ts'`,
       `${path.basename(fd)} -u -g '*.ts' | head -200`,

@@ -19,8 +19,12 @@ import {
   progressOffset,
 } from './grep-protocol';
 import {
+  caseFoldedLiterals,
   compileLinePatterns,
+  containsAny,
+  exactLiterals,
   type LinePatterns,
+  type LiteralFinder,
   searchLines,
   searchLinesContaining,
 } from './match-lines';
@@ -34,7 +38,10 @@ let buffer = Buffer.allocUnsafe(0);
 interface CompiledJob {
   jobId: number;
   patterns: LinePatterns;
+  /** Each requirement's strings: as bytes, or (case-insensitive) as lower-case ASCII text. */
   literals: Buffer[][];
+  foldedLiterals: string[][];
+  caseInsensitive: boolean;
 }
 let compiled: CompiledJob | undefined;
 
@@ -50,8 +57,19 @@ function compile(job: GrepJobSpec): CompiledJob {
     literals: job.requiredLiterals.map((requirement) =>
       requirement.map((literal) => Buffer.from(literal, 'utf8')),
     ),
+    foldedLiterals: job.requiredLiterals.map((requirement) => [...requirement]),
+    caseInsensitive: job.caseInsensitive,
   };
   return compiled;
+}
+
+/** How the job's required strings are found in this file; undefined when they cannot be. */
+function literalFinders(job: CompiledJob, bytes: Buffer): LiteralFinder[] | undefined {
+  if (job.literals.length === 0 || isUtf16(bytes)) return undefined;
+  if (!job.caseInsensitive) return job.literals.map((strings) => exactLiterals(bytes, strings));
+  // One Latin-1 view of the file (a byte per character) serves every requirement.
+  const latin1 = bytes.toString('latin1');
+  return job.foldedLiterals.map((strings) => caseFoldedLiterals(latin1, strings));
 }
 
 function isCancelled(job: GrepJobSpec): boolean {
@@ -138,13 +156,12 @@ function runTask(message: GrepTaskMessage): GrepTaskResult {
       }
       statuses[index] = FileStatus.scanned;
       const options = { limit: job.perFileLimit, shouldStop };
-      const { literals, patterns } = compiledJob;
-      const byLiterals = literals.length > 0 && !isUtf16(bytes);
+      const { patterns } = compiledJob;
+      const finders = literalFinders(compiledJob, bytes);
       // A file without every required string cannot match: it is never decoded.
-      if (byLiterals && !literals.every((one) => one.some((literal) => bytes.includes(literal))))
-        continue;
-      const searched = byLiterals
-        ? searchLinesContaining(bytes, literals, patterns, decodeUtf8, options)
+      if (finders && !finders.every(containsAny)) continue;
+      const searched = finders
+        ? searchLinesContaining(bytes, finders, patterns, decodeUtf8, options)
         : searchLines(decode(bytes), patterns, options);
       if (searched.matches.length > 0 || searched.slowLines.length > 0) {
         found.push({ index, matches: searched.matches, slowLines: searched.slowLines });

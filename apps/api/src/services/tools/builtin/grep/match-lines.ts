@@ -108,24 +108,63 @@ const DENSE_BYTES_PER_CANDIDATE = 2048;
 const CANDIDATES_BEFORE_DENSITY_CHECK = 16;
 
 /**
+ * Finds the strings of one requirement in a file: `find(index, from)` is the
+ * first position at or after `from` where string `index` starts (-1 when
+ * none), and `lengths[index]` its length in bytes.
+ */
+export interface LiteralFinder {
+  lengths: readonly number[];
+  find(index: number, from: number): number;
+}
+
+/** The strings as bytes, found as they are. */
+export function exactLiterals(bytes: Buffer, strings: readonly Buffer[]): LiteralFinder {
+  return {
+    lengths: strings.map((string) => string.length),
+    find: (index, from) => bytes.indexOf(strings[index] as Buffer, from),
+  };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+
+/**
+ * ASCII strings found in any letter case, in the file read as Latin-1 (one
+ * character per byte, so positions are byte offsets; non-ASCII bytes never
+ * match an ASCII letter under `i`).
+ */
+export function caseFoldedLiterals(latin1: string, strings: readonly string[]): LiteralFinder {
+  const finders = strings.map((string) => new RegExp(escapeRegExp(string), 'gi'));
+  return {
+    lengths: strings.map((string) => string.length),
+    find(index, from) {
+      const finder = finders[index] as RegExp;
+      finder.lastIndex = from;
+      return finder.exec(latin1)?.index ?? -1;
+    },
+  };
+}
+
+/** Whether one of the finder's strings occurs anywhere. */
+export function containsAny(finder: LiteralFinder): boolean {
+  return finder.lengths.some((_, index) => finder.find(index, 0) !== -1);
+}
+
+/**
  * Where the strings of one requirement occur next, scanning forward only: each
  * string's occurrences are looked up once, however many lines are asked about.
  */
 class OccurrenceCursor {
   private readonly next: number[];
 
-  constructor(
-    private readonly bytes: Buffer,
-    private readonly strings: readonly Buffer[],
-  ) {
-    this.next = strings.map(() => -1);
+  constructor(private readonly finder: LiteralFinder) {
+    this.next = finder.lengths.map(() => -1);
   }
 
   /** The next occurrence of the string at `index` that starts at or after `from`. */
   private occurrence(index: number, from: number): number {
     let next = this.next[index] as number;
     if (next < from && next !== Number.POSITIVE_INFINITY) {
-      next = this.bytes.indexOf(this.strings[index] as Buffer, from);
+      next = this.finder.find(index, from);
       if (next === -1) next = Number.POSITIVE_INFINITY;
       this.next[index] = next;
     }
@@ -135,7 +174,7 @@ class OccurrenceCursor {
   /** The first position at or after `from` where one of the strings starts, or -1. */
   firstFrom(from: number): number {
     let first = Number.POSITIVE_INFINITY;
-    for (let index = 0; index < this.strings.length; index++) {
+    for (let index = 0; index < this.finder.lengths.length; index++) {
       first = Math.min(first, this.occurrence(index, from));
     }
     return first === Number.POSITIVE_INFINITY ? -1 : first;
@@ -143,9 +182,9 @@ class OccurrenceCursor {
 
   /** Whether one of the strings lies wholly inside [start, end). */
   within(start: number, end: number): boolean {
-    for (let index = 0; index < this.strings.length; index++) {
+    for (let index = 0; index < this.finder.lengths.length; index++) {
       // Later occurrences end later still: the first one from `start` decides.
-      if (this.occurrence(index, start) + (this.strings[index] as Buffer).length <= end)
+      if (this.occurrence(index, start) + (this.finder.lengths[index] as number) <= end)
         return true;
     }
     return false;
@@ -163,7 +202,7 @@ class OccurrenceCursor {
  */
 export function searchLinesContaining(
   bytes: Buffer,
-  literals: readonly (readonly Buffer[])[],
+  literals: readonly LiteralFinder[],
   patterns: LinePatterns,
   decode: (bytes: Buffer) => string,
   options: LineSearchOptions,
@@ -184,10 +223,8 @@ export function searchLinesContaining(
     }
     return cursorLine;
   };
-  const [first, ...others] = literals.map(
-    (requirement) => new OccurrenceCursor(bytes, requirement),
-  );
-  if (first === undefined || literals.some((requirement) => requirement.length === 0)) {
+  const [first, ...others] = literals.map((requirement) => new OccurrenceCursor(requirement));
+  if (first === undefined || literals.some((requirement) => requirement.lengths.length === 0)) {
     throw new Error('searchLinesContaining needs at least one requirement, each with strings');
   }
   // Pure ASCII (checked once, with SIMD) reads the same in every decoding: lines are sliced

@@ -102,11 +102,26 @@ function literalBranches(source: string, start: number, end: number): string[] |
  * characters, expanded through small groups of plain alternatives
  * (`function (get|set)x` needs "function getx" or "function setx"), the
  * most selective first. Every string of a requirement is at least three
- * characters long. None for case-insensitive patterns or top-level
- * alternation.
+ * characters long. None for top-level alternation.
+ *
+ * For a case-insensitive pattern the strings are given in lower case, and
+ * only requirements written in ASCII are kept: without the `u` flag, `i`
+ * folds an ASCII letter to its other ASCII case only (no other character
+ * matches it), so a file or line matches such a string case-insensitively
+ * exactly when the pattern can match there. Non-ASCII letters fold in ways a
+ * byte search cannot follow, so they give no requirement.
  */
 export function requiredLiteralsOf(source: string, caseInsensitive: boolean): RequiredLiteral[] {
-  if (caseInsensitive) return [];
+  const found = literalRequirements(source);
+  if (!caseInsensitive) return found;
+  return found
+    .filter((requirement) => requirement.every((literal) => ASCII_ONLY.test(literal)))
+    .map((requirement) => [...new Set(requirement.map((literal) => literal.toLowerCase()))]);
+}
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+function literalRequirements(source: string): RequiredLiteral[] {
   const found: RequiredLiteral[] = [];
   /** The strings the current run may be (one unless a literal group multiplied them). */
   let run: string[] = [''];

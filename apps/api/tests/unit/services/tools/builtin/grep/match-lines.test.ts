@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  caseFoldedLiterals,
   compileLinePatterns,
   cutAroundMatch,
+  exactLiterals,
   MAX_MATCH_LINE_CHARS,
   searchLines,
   searchLinesContaining,
@@ -120,7 +122,12 @@ describe('searching bytes for the lines that hold a required literal', () => {
     const bytes = typeof text === 'string' ? Buffer.from(text) : text;
     return searchLinesContaining(
       bytes,
-      literals.map((requirement) => requirement.map((literal) => Buffer.from(literal))),
+      literals.map((requirement) =>
+        exactLiterals(
+          bytes,
+          requirement.map((literal) => Buffer.from(literal)),
+        ),
+      ),
       compileLinePatterns(source, false),
       decode,
       { limit },
@@ -177,7 +184,7 @@ describe('searching bytes for the lines that hold a required literal', () => {
     const search = (literals: string[], source: string) =>
       searchLinesContaining(
         Buffer.from(text),
-        literals.map((literal) => [Buffer.from(literal)]),
+        literals.map((literal) => exactLiterals(Buffer.from(text), [Buffer.from(literal)])),
         compileLinePatterns(source, false),
         decode,
         { limit: 100 },
@@ -199,7 +206,12 @@ describe('searching bytes for the lines that hold a required literal', () => {
     const search = (literals: string[][], source: string) =>
       searchLinesContaining(
         Buffer.from(text),
-        literals.map((requirement) => requirement.map((literal) => Buffer.from(literal))),
+        literals.map((requirement) =>
+          exactLiterals(
+            Buffer.from(text),
+            requirement.map((literal) => Buffer.from(literal)),
+          ),
+        ),
         compileLinePatterns(source, false),
         decode,
         { limit: 100 },
@@ -323,5 +335,82 @@ describe('long matched lines', () => {
       expect(cut.length % 2).toBe(0);
       expect(cut).toBe('😀'.repeat(cut.length / 2));
     }
+  });
+});
+
+describe('case-insensitive patterns: the literal prefilter in any letter case', () => {
+  const decode = (line: Buffer) => line.toString('utf8');
+  function folded(text: string, source: string, limit = 1000) {
+    const bytes = Buffer.from(text);
+    const latin1 = bytes.toString('latin1');
+    return searchLinesContaining(
+      bytes,
+      requiredLiteralsOf(source, true).map((strings) => caseFoldedLiterals(latin1, strings)),
+      compileLinePatterns(source, true),
+      decode,
+      { limit },
+    ).matches.map((match) => [match.line, match.text]);
+  }
+  function perLine(text: string, source: string) {
+    const pattern = new RegExp(source, 'i');
+    return text
+      .replace(/\n$/, '')
+      .split('\n')
+      .flatMap((raw, index) => {
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        return pattern.test(line) ? [[index + 1, line]] : [];
+      });
+  }
+
+  test('requirements are lower case, and only ASCII ones are kept', () => {
+    expect(requiredLiteralsOf('DeprecatedHelper', true)).toEqual([['deprecatedhelper']]);
+    expect(requiredLiteralsOf('function (Get|SET)x', true)).toEqual([
+      ['function getx', 'function setx'],
+    ]);
+    expect(requiredLiteralsOf('Ünïcode', true)).toEqual([]);
+    expect(requiredLiteralsOf('Ünïcode\\s+plain', true)).toEqual([['plain']]);
+  });
+
+  test('finds exactly what per-line testing finds, in every case mix, around non-ASCII text', () => {
+    const text = [
+      'const DeprecatedHelper = 1;',
+      'deprecatedhelper()',
+      'DEPRECATEDHELPER',
+      'deprecated helper',
+      'ǅeprecatedHelper (a titlecase digraph, not a D)',
+      'straße DeprecAtedHelPer ünïcödé\r',
+      'ſ is not s: DeprecatedHelper',
+      '',
+    ].join('\n');
+    for (const source of ['deprecatedhelper', 'DEPRECATED(Helper|Tool)', 'ss\\w*', 'ſ is']) {
+      if (requiredLiteralsOf(source, true).length === 0) continue;
+      expect([source, folded(text, source)]).toEqual([source, perLine(text, source)]);
+    }
+    expect(folded(text, 'deprecatedhelper').map(([line]) => line)).toEqual([1, 2, 3, 6, 7]);
+  });
+
+  test('generated patterns and texts: the folded search equals per-line testing', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const atoms = ['ab', 'Ba', 'aBc', 'b', '(ab|BA)', '(?:abc|Cab)', '\\w', '.', '[aB]', '\\('];
+    const suffixes = ['', '', '', '?', '+', '*'];
+    const alphabet = ['a', 'B', 'c', 'AB', 'aBC', 'cAb', 'é', 'ß', ' ', '(', '\n', '\r\n'];
+    let checked = 0;
+    for (let round = 0; round < 400; round++) {
+      let source = '';
+      const atomCount = 1 + Math.floor(random() * 5);
+      for (let index = 0; index < atomCount; index++) source += pick(atoms) + pick(suffixes);
+      if (requiredLiteralsOf(source, true).length === 0) continue;
+      let text = '';
+      const size = Math.floor(random() * 60);
+      for (let index = 0; index < size; index++) text += pick(alphabet);
+      checked++;
+      expect([source, text, folded(text, source)]).toEqual([source, text, perLine(text, source)]);
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });

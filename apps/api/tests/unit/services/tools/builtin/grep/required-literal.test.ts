@@ -59,8 +59,9 @@ describe('requiredLiteralOf', () => {
     expect(requiredLiteralsOf('x|yyyy', false)).toEqual([]);
   });
 
-  test('no literal for case-insensitive patterns', () => {
-    expect(requiredLiteralOf('deprecatedHelper', true)).toBeUndefined();
+  test('case-insensitive patterns: lower-case ASCII literals, none for non-ASCII runs', () => {
+    expect(requiredLiteralOf('deprecatedHelper', true)).toEqual(['deprecatedhelper']);
+    expect(requiredLiteralOf('Größe', true)).toBeUndefined();
   });
 
   test('every match of the pattern meets every requirement (samples)', () => {
