@@ -115,11 +115,14 @@ export function requiredLiteralsOf(source: string, caseInsensitive: boolean): Re
   const found = literalRequirements(source);
   if (!caseInsensitive) return found;
   return found
-    .filter((requirement) => requirement.every((literal) => ASCII_ONLY.test(literal)))
+    .filter((requirement) => requirement.every(isAsciiText))
     .map((requirement) => [...new Set(requirement.map((literal) => literal.toLowerCase()))]);
 }
 
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+function isAsciiText(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
 
 function literalRequirements(source: string): RequiredLiteral[] {
   const found: RequiredLiteral[] = [];
