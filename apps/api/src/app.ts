@@ -5,7 +5,7 @@
  */
 import { HealthResponse } from '@mango/shared';
 import { type AnyElysia, Elysia } from 'elysia';
-import type { AuthService } from './auth/create-auth';
+import { AUTH_BASE_PATH, type AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
 import { getRequestContext } from './request-context';
@@ -13,6 +13,7 @@ import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createOpenApiRoutes } from './routes/openapi-routes';
+import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createChatCapabilities } from './services/chat/chat-capabilities';
 import { createChatRepository } from './services/chat/chat-repository';
@@ -100,6 +101,11 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       return response;
     })
     .onRequest(({ request }) => authenticateRequest(deps.auth, request))
+    // Every JSON body is read within its route's limits before any route sees it; better-auth
+    // reads its own (checked in its route), so its body is left unread here.
+    .onParse({ as: 'global' }, ({ request, path }) =>
+      path.startsWith(`${AUTH_BASE_PATH}/`) ? null : parseRequestBody(request),
+    )
     .get(
       '/health',
       (): HealthResponse => ({
@@ -110,9 +116,8 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       }),
       { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
     )
-    // better-auth reads the raw request itself; Elysia must not consume the body.
-    .all('/auth/*', ({ request }) => deps.auth.handle(request), {
-      parse: 'none',
+    // better-auth reads the raw request itself, after its body passed the same checks.
+    .all('/auth/*', async ({ request }) => deps.auth.handle(await withCheckedJsonBody(request)), {
       detail: { hide: true },
     })
     .use(createToolSettingsRoutes(services.toolSettings))

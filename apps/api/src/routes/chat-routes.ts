@@ -58,7 +58,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       },
       {
         body: CreateChatBody,
-        response: { 201: Chat, ...errorResponses(400, 401, 422) },
+        response: { 201: Chat, ...errorResponses(400, 401, 413, 415, 422) },
         detail: { summary: 'Create a chat' },
       },
     )
@@ -80,7 +80,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
     .patch('/chats/:id', ({ params, body, user }) => chats.update(user.id, params.id, body), {
       params: ChatParams,
       body: UpdateChatBody,
-      response: { 200: Chat, ...errorResponses(400, 401, 404, 422) },
+      response: { 200: Chat, ...errorResponses(400, 401, 404, 413, 415, 422) },
       detail: { summary: 'Change a chat' },
     })
     .delete(
@@ -130,7 +130,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       {
         params: ChatParams,
         body: CreateTurnBody,
-        response: errorResponses(400, 401, 404, 409, 422),
+        response: errorResponses(400, 401, 404, 409, 413, 415, 422),
         detail: {
           summary: 'Run a turn; answers text/event-stream with the turn events, ending with done',
           description:
