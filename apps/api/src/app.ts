@@ -21,6 +21,7 @@ import { createChatService } from './services/chat/chat-service';
 import type { ChatToolsDeps } from './services/chat/chat-tools';
 import { createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
+import { type TurnLimits, withTurnRateLimit } from './services/chat/turn-rate-limit';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -42,6 +43,8 @@ export interface AppDependencies {
   providers: ProviderRegistry;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
+  /** Per-user limits on turn starts and running turns; none when absent. */
+  turnLimits?: TurnLimits;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
   protectedPaths?: readonly string[];
   logger?: Logger;
@@ -84,7 +87,10 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
-      running: runningTurns,
+      // The user's turn limits are checked with each claim (docs/security.md#rate-limits).
+      running: deps.turnLimits
+        ? withTurnRateLimit(runningTurns, deps.database, deps.turnLimits, { now })
+        : runningTurns,
       tools,
       logger,
     }),
@@ -117,9 +123,17 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
     )
     // better-auth reads the raw request itself, after its body passed the same checks.
-    .all('/auth/*', async ({ request }) => deps.auth.handle(await withCheckedJsonBody(request)), {
-      detail: { hide: true },
-    })
+    .all(
+      '/auth/*',
+      async ({ request }) =>
+        deps.auth.handle(
+          await withCheckedJsonBody(request),
+          getRequestContext(request).peerAddress,
+        ),
+      {
+        detail: { hide: true },
+      },
+    )
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
     .use(

@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     database,
     secret: authSecret,
     allowSignup: config.allowSignup,
+    attemptsPerMinute: config.authAttemptsPerMinute,
+    trustedProxies: config.trustedProxies,
     ...(config.publicUrl ? { baseURL: config.publicUrl } : {}),
     logger,
   });
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     tools,
     providers,
     runningTurns,
+    turnLimits: config.turnLimits,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],
     logger,

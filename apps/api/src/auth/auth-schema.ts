@@ -50,6 +50,12 @@ export const AUTH_MODELS = {
   },
 } as const;
 
+/** better-auth's limiter counters (`rateLimit` model) under this schema's names. */
+export const RATE_LIMIT_MODEL = {
+  modelName: 'rate_limits',
+  fields: { lastRequest: 'last_request' },
+} as const;
+
 /** The API key plugin's model (`@better-auth/api-key`). */
 export const API_KEY_MODEL = {
   apikey: {

@@ -11,10 +11,12 @@ import { getCurrentAdapter } from '@better-auth/core/context';
 import { ERROR_CODES, type ErrorBody, type ErrorCode } from '@mango/shared';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { openAPI } from 'better-auth/plugins';
+import { DEFAULT_AUTH_ATTEMPTS_PER_MINUTE } from '../config';
 import type { AppDatabase } from '../db/database';
 import { createFeedBackedCache } from '../db/feed-backed-cache';
 import type { Logger } from '../logger';
-import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
+import { API_KEY_MODEL, AUTH_MODELS, RATE_LIMIT_MODEL, USER_ROLE_FIELD } from './auth-schema';
+import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from './client-address';
 
 export const AUTH_BASE_PATH = '/api/auth';
 export const API_KEY_PREFIX = 'mango_';
@@ -50,12 +52,22 @@ export interface AuthOptions {
   allowSignup: boolean;
   /** The public URL (MANGO_PUBLIC_URL), when configured. */
   baseURL?: string;
+  /**
+   * Sign-in and sign-up attempts per client address and minute, each route
+   * counted on its own (MANGO_AUTH_ATTEMPTS_PER_MINUTE); 0 switches the limiter off.
+   */
+  attemptsPerMinute?: number;
+  /** Proxies whose X-Forwarded-For names the client (MANGO_TRUSTED_PROXIES). */
+  trustedProxies?: readonly string[];
   logger?: Logger;
 }
 
 export interface AuthService {
-  /** Answers every request under /api/auth. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * Answers every request under /api/auth. `peerAddress` is the connection's
+   * remote address, which the sign-in limiter counts by.
+   */
+  handle(request: Request, peerAddress?: string): Promise<Response>;
   /** The user a request is signed in as (session cookie or API key), or null. */
   authenticate(headers: Headers): Promise<AuthenticatedUser | null>;
   /** better-auth's server API, for tests and scripts. */
@@ -67,6 +79,8 @@ export interface AuthService {
 /** better-auth's options for this server; exported so a test can check the schema against them. */
 export function buildAuthOptions(options: AuthOptions) {
   const { database, logger } = options;
+  const attemptsPerMinute = options.attemptsPerMinute ?? DEFAULT_AUTH_ATTEMPTS_PER_MINUTE;
+  const attemptRule = { window: 60, max: attemptsPerMinute };
   return {
     basePath: AUTH_BASE_PATH,
     // Without a configured public URL the origin is the one the request came
@@ -81,6 +95,15 @@ export function buildAuthOptions(options: AuthOptions) {
     secret: options.secret,
     database: { db: database.db, type: database.kind, transaction: true },
     emailAndPassword: { enabled: true, autoSignIn: true },
+    // better-auth's limiter (docs/security.md#rate-limits), counted in the database so that it
+    // holds across instances. Its key is the client address `handle` resolved, and the route.
+    rateLimit: {
+      enabled: attemptsPerMinute > 0,
+      storage: 'database' as const,
+      ...RATE_LIMIT_MODEL,
+      customRules: { '/sign-in/*': attemptRule, '/sign-up/*': attemptRule },
+    },
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
     user: { ...AUTH_MODELS.user, additionalFields: USER_ROLE_FIELD },
     session: AUTH_MODELS.session,
     account: AUTH_MODELS.account,
@@ -201,7 +224,8 @@ export function createAuth(options: AuthOptions): AuthService {
       })();
       return openApiPaths;
     },
-    async handle(request) {
+    async handle(incoming, peerAddress) {
+      const request = withClientAddress(incoming, peerAddress, options.trustedProxies ?? []);
       const path = new URL(request.url).pathname;
       if (request.method === 'POST' && REVOKING_PATH.test(path)) {
         const response = await auth.handler(request);
@@ -264,6 +288,23 @@ export function createAuth(options: AuthOptions): AuthService {
   }
 }
 
+/** `request` carrying the address the limiter counts by, and never the client's own claim of one. */
+function withClientAddress(
+  request: Request,
+  peerAddress: string | undefined,
+  trustedProxies: readonly string[],
+): Request {
+  const headers = new Headers(request.headers);
+  headers.delete(CLIENT_ADDRESS_HEADER);
+  const address = resolveClientAddress(
+    peerAddress,
+    request.headers.get('x-forwarded-for'),
+    trustedProxies,
+  );
+  if (address) headers.set(CLIENT_ADDRESS_HEADER, address);
+  return new Request(request, { headers });
+}
+
 /** better-auth's own codes that a client needs to tell apart, in the API's vocabulary. */
 const AUTH_CODES: Readonly<Record<string, ErrorCode>> = {
   SIGNUP_DISABLED: 'signup_disabled',
@@ -295,6 +336,7 @@ function codeForAuthStatus(status: number): ErrorCode {
  * headers (cookies) are kept.
  */
 async function toApiErrorFormat(response: Response): Promise<Response> {
+  if (response.status === 429) return rateLimitedReply(response);
   if (response.ok || !response.headers.get('content-type')?.includes('application/json')) {
     return response;
   }
@@ -321,6 +363,24 @@ async function toApiErrorFormat(response: Response): Promise<Response> {
       : {}),
   };
   return new Response(JSON.stringify({ error }), { status: response.status, headers });
+}
+
+/**
+ * better-auth's limiter answers 429 in plain text with `X-Retry-After`; clients
+ * get the API's error body and the standard `Retry-After` header.
+ */
+function rateLimitedReply(response: Response): Response {
+  const seconds = Math.max(1, Number(response.headers.get('x-retry-after')) || 60);
+  const error: ErrorBody = {
+    code: 'rate_limited',
+    message: `Too many attempts from this address: try again in ${seconds} s.`,
+    retryable: true,
+    details: { retryAfterSeconds: seconds },
+  };
+  return Response.json(
+    { error },
+    { status: 429, headers: { 'retry-after': String(seconds), 'x-retry-after': String(seconds) } },
+  );
 }
 
 /** The cache lifetime for a credential that expires at `expiresAt` (never past it). */

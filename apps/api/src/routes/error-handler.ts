@@ -94,5 +94,9 @@ export function handleError(
       error: context.error,
     });
   }
-  return Response.json(body, { status });
+  const retryAfter = body.error.details?.retryAfterSeconds;
+  // A refusal that knows when to try again says so the standard way too.
+  const headers: Record<string, string> =
+    typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {};
+  return Response.json(body, { status, headers });
 }

@@ -17,6 +17,7 @@ import {
   createDatabaseRunningTurns,
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
+import type { TurnLimits } from '../../src/services/chat/turn-rate-limit';
 import {
   createProviderRegistry,
   type ProviderRegistry,
@@ -64,6 +65,11 @@ export interface TestAppOptions {
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
   runningTurns?: RunningTurns;
+  /** Per-user turn limits (none by default). */
+  turnLimits?: TurnLimits;
+  /** Sign-in and sign-up attempts per address and minute (default: high enough never to trip). */
+  authAttemptsPerMinute?: number;
+  trustedProxies?: readonly string[];
   now?: () => number;
 }
 
@@ -82,6 +88,8 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     database,
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
+    attemptsPerMinute: options.authAttemptsPerMinute ?? 100_000,
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
   });
   const deps: AppDependencies = {
     database,
@@ -96,6 +104,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       options.runningTurns ??
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
+    ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const services = createAppServices(deps);

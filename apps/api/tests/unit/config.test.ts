@@ -10,6 +10,9 @@ describe('loadServerConfig', () => {
       database: { kind: 'sqlite', path: '/srv/mango/data/mango.db' },
       allowSignup: false,
       logLevel: 'info',
+      authAttemptsPerMinute: 10,
+      trustedProxies: [],
+      turnLimits: { startsPerMinute: 30, concurrent: 3 },
     });
   });
 
@@ -24,6 +27,10 @@ describe('loadServerConfig', () => {
         BETTER_AUTH_SECRET: 'x'.repeat(32),
         MANGO_LOG_LEVEL: 'warn',
         MANGO_PUBLIC_URL: 'https://mango.example.com/',
+        MANGO_AUTH_ATTEMPTS_PER_MINUTE: '0',
+        MANGO_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+        MANGO_TURNS_PER_MINUTE: '5',
+        MANGO_CONCURRENT_TURNS: '1',
       },
       '/ignored',
     );
@@ -36,6 +43,9 @@ describe('loadServerConfig', () => {
       authSecret: 'x'.repeat(32),
       logLevel: 'warn',
       publicUrl: 'https://mango.example.com',
+      authAttemptsPerMinute: 0,
+      trustedProxies: ['10.0.0.0/8', '::1'],
+      turnLimits: { startsPerMinute: 5, concurrent: 1 },
     });
   });
 
@@ -46,6 +56,10 @@ describe('loadServerConfig', () => {
     [{ BETTER_AUTH_SECRET: 'short' }, /BETTER_AUTH_SECRET must be at least 32 characters/],
     [{ MANGO_LOG_LEVEL: 'loud' }, /MANGO_LOG_LEVEL must be one of/],
     [{ MANGO_PUBLIC_URL: 'mango.example.com' }, /MANGO_PUBLIC_URL must be the http\(s\) URL/],
+    [{ MANGO_AUTH_ATTEMPTS_PER_MINUTE: 'ten' }, /MANGO_AUTH_ATTEMPTS_PER_MINUTE must be a whole/],
+    [{ MANGO_TURNS_PER_MINUTE: '-1' }, /MANGO_TURNS_PER_MINUTE must be a whole number/],
+    [{ MANGO_CONCURRENT_TURNS: '1.5' }, /MANGO_CONCURRENT_TURNS must be a whole number/],
+    [{ MANGO_TRUSTED_PROXIES: '10.0.0.0/8,proxy.local' }, /these are neither: proxy.local/],
   ])('%p is refused with a message naming the variable', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);
