@@ -9,12 +9,14 @@ import { AUTH_BASE_PATH, type AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
 import { getRequestContext } from './request-context';
+import { createAdminRoutes } from './routes/admin';
 import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
+import { createUserAdminService } from './services/admin/user-admin-service';
 import { createChatCapabilities } from './services/chat/chat-capabilities';
 import { createChatRepository } from './services/chat/chat-repository';
 import { createChatService } from './services/chat/chat-service';
@@ -136,6 +138,12 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     )
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(
+      createAdminRoutes({
+        users: createUserAdminService({ database: deps.database, auth: deps.auth, now }),
+        invites: deps.auth.invites,
+      }),
+    )
     .use(
       createOpenApiRoutes({
         getApp: () => {

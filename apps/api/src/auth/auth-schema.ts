@@ -78,7 +78,11 @@ export const API_KEY_MODEL = {
   },
 } as const;
 
-/** The role column better-auth does not know about: `admin` for the first account. */
+/**
+ * The user columns better-auth does not know about: the role (`admin` for the
+ * first account) and when an admin disabled the account (null while enabled).
+ */
 export const USER_ROLE_FIELD = {
   role: { type: 'string', required: false, defaultValue: 'user', input: false },
+  disabledAt: { type: 'date', required: false, input: false, fieldName: 'disabled_at' },
 } as const;

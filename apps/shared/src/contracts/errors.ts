@@ -70,6 +70,17 @@ export const ERROR_CODES = {
     meaning:
       'Sign-up is closed on this server (`MANGO_ALLOW_SIGNUP`); only the first account may sign up.',
   },
+  account_disabled: {
+    status: 403,
+    retryable: false,
+    meaning: 'The account is disabled by an administrator: it cannot sign in until it is enabled.',
+  },
+  invalid_invite: {
+    status: 403,
+    retryable: false,
+    meaning:
+      'A sign-up brought an invite that is unknown, used, expired, or made for another e-mail address.',
+  },
   permission_denied: {
     status: 403,
     retryable: false,
