@@ -5,16 +5,19 @@
  */
 import { HealthResponse } from '@mango/shared';
 import { type AnyElysia, Elysia } from 'elysia';
-import type { AuthService } from './auth/create-auth';
+import { AUTH_BASE_PATH, type AuthService } from './auth/create-auth';
 import type { AppDatabase } from './db/database';
 import { type Logger, silentLogger } from './logger';
 import { getRequestContext } from './request-context';
+import { createAdminRoutes } from './routes/admin';
 import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
+import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
+import { createUserAdminService } from './services/admin/user-admin-service';
 import {
   type ChatCapabilitiesService,
   createChatCapabilities,
@@ -26,6 +29,7 @@ import { type ChatTurnService, createChatTurnService } from './services/chat/cha
 import type { RunningTurns } from './services/chat/running-turns';
 import { createTurnEventLog } from './services/chat/turn-events/turn-event-log';
 import { createTurnEventStore } from './services/chat/turn-events/turn-event-store';
+import { type TurnLimits, withTurnRateLimit } from './services/chat/turn-rate-limit';
 import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
@@ -50,10 +54,12 @@ export interface AppDependencies {
   models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
+  /** Per-user limits on turn starts and running turns; none when absent. */
+  turnLimits?: TurnLimits;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
   protectedPaths?: readonly string[];
-  /** Limits of a turn (docs/chat-turns.md#time-limits); the defaults without. */
-  turnLimits?: { turnTimeoutMs?: number; providerIdleTimeoutMs?: number };
+  /** Time limits of a turn (docs/chat-turns.md#time-limits); the defaults without. */
+  turnTimeLimits?: { turnTimeoutMs?: number; providerIdleTimeoutMs?: number };
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -98,11 +104,14 @@ export function createAppServices(deps: AppDependencies): AppServices {
       chats: chatRepository,
       providers,
       models: deps.models,
-      running: runningTurns,
+      // The user's turn limits are checked with each claim (docs/security.md#rate-limits).
+      running: deps.turnLimits
+        ? withTurnRateLimit(runningTurns, database, deps.turnLimits, { now })
+        : runningTurns,
       turnStore,
       turnEvents,
       tools,
-      ...deps.turnLimits,
+      ...deps.turnTimeLimits,
       logger,
     }),
     capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
@@ -130,6 +139,11 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       return response;
     })
     .onRequest(({ request }) => authenticateRequest(deps.auth, request))
+    // Every JSON body is read within its route's limits before any route sees it; better-auth
+    // reads its own (checked in its route), so its body is left unread here.
+    .onParse({ as: 'global' }, ({ request, path }) =>
+      path.startsWith(`${AUTH_BASE_PATH}/`) ? null : parseRequestBody(request),
+    )
     .get(
       '/health',
       (): HealthResponse => ({
@@ -140,14 +154,27 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       }),
       { response: HealthResponse, detail: { summary: 'Liveness and the database in use' } },
     )
-    // better-auth reads the raw request itself; Elysia must not consume the body.
-    .all('/auth/*', ({ request }) => deps.auth.handle(request), {
-      parse: 'none',
-      detail: { hide: true },
-    })
+    // better-auth reads the raw request itself, after its body passed the same checks.
+    .all(
+      '/auth/*',
+      async ({ request }) =>
+        deps.auth.handle(
+          await withCheckedJsonBody(request),
+          getRequestContext(request).peerAddress,
+        ),
+      {
+        detail: { hide: true },
+      },
+    )
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
     .use(createModelRoutes(deps.models))
+    .use(
+      createAdminRoutes({
+        users: createUserAdminService({ database: deps.database, auth: deps.auth, now }),
+        invites: deps.auth.invites,
+      }),
+    )
     .use(
       createOpenApiRoutes({
         getApp: () => {

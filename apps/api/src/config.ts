@@ -5,9 +5,11 @@
 
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { invalidTrustedProxies } from './auth/client-address';
 import type { DatabaseConfig } from './db/database';
 import { ConfigurationError } from './errors';
 import type { LogLevel } from './logger';
+import { DEFAULT_TURN_LIMITS, type TurnLimits } from './services/chat/turn-rate-limit';
 
 export interface ServerConfig {
   port: number;
@@ -28,12 +30,20 @@ export interface ServerConfig {
   providerIdleTimeoutSeconds: number;
   /** Names this instance in the turn claims it holds, the same across restarts (`MANGO_INSTANCE_ID`). */
   instanceId: string;
+  /** Sign-in and sign-up attempts per client address and minute; 0 = no limit. */
+  authAttemptsPerMinute: number;
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
+  /** Per-user turn limits. */
+  turnLimits: TurnLimits;
 }
 
 /** An environment variable of the server's own settings is invalid. */
 export class ConfigError extends ConfigurationError {}
 
 export const SQLITE_FILE_NAME = 'mango.db';
+/** Sign-in (and, separately, sign-up) attempts per client address and minute, unless configured. */
+export const DEFAULT_AUTH_ATTEMPTS_PER_MINUTE = 10;
 export const MIN_AUTH_SECRET_LENGTH = 32;
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -104,6 +114,31 @@ function readSecret(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function readLimit(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < 0 || value > 1_000_000) {
+    throw new ConfigError(
+      `${name} must be a whole number from 0 (no limit) to 1000000; got "${raw}".`,
+    );
+  }
+  return value;
+}
+
+function readTrustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const invalid = invalidTrustedProxies(entries);
+  if (invalid.length > 0) {
+    throw new ConfigError(
+      `MANGO_TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges (e.g. 10.0.0.0/8,::1); these are neither: ${invalid.join(', ')}.`,
+    );
+  }
+  return entries;
+}
+
 function readLogLevel(raw: string | undefined): LogLevel {
   if (raw === undefined || raw.trim() === '') return 'info';
   const value = raw.trim().toLowerCase() as LogLevel;
@@ -164,5 +199,23 @@ export function loadServerConfig(
       { min: 5, max: 3600 },
     ),
     instanceId: readInstanceId(env.MANGO_INSTANCE_ID, port),
+    authAttemptsPerMinute: readLimit(
+      'MANGO_AUTH_ATTEMPTS_PER_MINUTE',
+      env.MANGO_AUTH_ATTEMPTS_PER_MINUTE,
+      DEFAULT_AUTH_ATTEMPTS_PER_MINUTE,
+    ),
+    trustedProxies: readTrustedProxies(env.MANGO_TRUSTED_PROXIES),
+    turnLimits: {
+      startsPerMinute: readLimit(
+        'MANGO_TURNS_PER_MINUTE',
+        env.MANGO_TURNS_PER_MINUTE,
+        DEFAULT_TURN_LIMITS.startsPerMinute,
+      ),
+      concurrent: readLimit(
+        'MANGO_CONCURRENT_TURNS',
+        env.MANGO_CONCURRENT_TURNS,
+        DEFAULT_TURN_LIMITS.concurrent,
+      ),
+    },
   };
 }

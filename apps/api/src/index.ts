@@ -48,6 +48,8 @@ async function main(): Promise<void> {
     database,
     secret: authSecret,
     allowSignup: config.allowSignup,
+    attemptsPerMinute: config.authAttemptsPerMinute,
+    trustedProxies: config.trustedProxies,
     ...(config.publicUrl ? { baseURL: config.publicUrl } : {}),
     logger,
   });
@@ -71,9 +73,10 @@ async function main(): Promise<void> {
     providers,
     models,
     runningTurns,
+    turnLimits: config.turnLimits,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],
-    turnLimits: {
+    turnTimeLimits: {
       turnTimeoutMs: config.turnTimeoutSeconds * 1000,
       providerIdleTimeoutMs: config.providerIdleTimeoutSeconds * 1000,
     },

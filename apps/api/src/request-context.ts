@@ -10,6 +10,8 @@ export interface RequestContext {
   requestId: string;
   /** The signed-in user, once the authentication hook has run. */
   user?: AuthenticatedUser;
+  /** The connection's remote address, when the request came through the HTTP server. */
+  peerAddress?: string;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

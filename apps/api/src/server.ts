@@ -55,6 +55,8 @@ export function startServer(options: StartServerOptions): RunningServer {
     async fetch(request, bunServer) {
       const startedAt = performance.now();
       const context = getRequestContext(request);
+      const peer = bunServer.requestIP(request);
+      if (peer) context.peerAddress = peer.address;
       const response = await app.handle(request);
       if (isEventStream(response)) bunServer.timeout(request, 0);
       // Set here rather than through the framework's per-request headers,

@@ -1,5 +1,6 @@
 /** TypeBox contracts shared by the API and its clients: the single source of the HTTP types. */
 
+export * from './contracts/admin';
 export * from './contracts/capabilities';
 export * from './contracts/chat-events';
 export * from './contracts/chat-parts';

@@ -50,6 +50,12 @@ export const AUTH_MODELS = {
   },
 } as const;
 
+/** better-auth's limiter counters (`rateLimit` model) under this schema's names. */
+export const RATE_LIMIT_MODEL = {
+  modelName: 'rate_limits',
+  fields: { lastRequest: 'last_request' },
+} as const;
+
 /** The API key plugin's model (`@better-auth/api-key`). */
 export const API_KEY_MODEL = {
   apikey: {
@@ -72,7 +78,11 @@ export const API_KEY_MODEL = {
   },
 } as const;
 
-/** The role column better-auth does not know about: `admin` for the first account. */
+/**
+ * The user columns better-auth does not know about: the role (`admin` for the
+ * first account) and when an admin disabled the account (null while enabled).
+ */
 export const USER_ROLE_FIELD = {
   role: { type: 'string', required: false, defaultValue: 'user', input: false },
+  disabledAt: { type: 'date', required: false, input: false, fieldName: 'disabled_at' },
 } as const;

@@ -11,10 +11,14 @@ import { getCurrentAdapter } from '@better-auth/core/context';
 import { ERROR_CODES, type ErrorBody, type ErrorCode } from '@mango/shared';
 import { APIError, type BetterAuthOptions, betterAuth } from 'better-auth';
 import { openAPI } from 'better-auth/plugins';
+import { DEFAULT_AUTH_ATTEMPTS_PER_MINUTE } from '../config';
 import type { AppDatabase } from '../db/database';
 import { createFeedBackedCache } from '../db/feed-backed-cache';
 import type { Logger } from '../logger';
-import { API_KEY_MODEL, AUTH_MODELS, USER_ROLE_FIELD } from './auth-schema';
+import { API_KEY_MODEL, AUTH_MODELS, RATE_LIMIT_MODEL, USER_ROLE_FIELD } from './auth-schema';
+import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from './client-address';
+import { createInviteStore, INVITE_HEADER, type InviteStore } from './invites';
+import { currentSignupGrant, runWithSignupGrant } from './signup-grant';
 
 export const AUTH_BASE_PATH = '/api/auth';
 export const API_KEY_PREFIX = 'mango_';
@@ -50,23 +54,46 @@ export interface AuthOptions {
   allowSignup: boolean;
   /** The public URL (MANGO_PUBLIC_URL), when configured. */
   baseURL?: string;
+  /**
+   * Sign-in and sign-up attempts per client address and minute, each route
+   * counted on its own (MANGO_AUTH_ATTEMPTS_PER_MINUTE); 0 switches the limiter off.
+   */
+  attemptsPerMinute?: number;
+  /** Proxies whose X-Forwarded-For names the client (MANGO_TRUSTED_PROXIES). */
+  trustedProxies?: readonly string[];
   logger?: Logger;
 }
 
 export interface AuthService {
-  /** Answers every request under /api/auth. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * Answers every request under /api/auth. `peerAddress` is the connection's
+   * remote address, which the sign-in limiter counts by.
+   */
+  handle(request: Request, peerAddress?: string): Promise<Response>;
   /** The user a request is signed in as (session cookie or API key), or null. */
   authenticate(headers: Headers): Promise<AuthenticatedUser | null>;
   /** better-auth's server API, for tests and scripts. */
   api: ReturnType<typeof buildBetterAuth>['api'];
   /** OpenAPI paths of the /api/auth routes, as better-auth describes them. */
   openApiPaths(): Promise<Record<string, unknown>>;
+  /** better-auth's internals (password hashing, the internal adapter), for administration. */
+  context(): Promise<AuthInternals>;
+  /** The invites that let one person sign up while sign-up is closed. */
+  invites: InviteStore;
+  /**
+   * Every instance forgets the credentials it verified (after an account was
+   * disabled, a password reset, a role changed), so the next request is checked again.
+   */
+  revokeCredentials(): Promise<void>;
 }
+
+export type AuthInternals = Awaited<ReturnType<typeof buildBetterAuth>['$context']>;
 
 /** better-auth's options for this server; exported so a test can check the schema against them. */
 export function buildAuthOptions(options: AuthOptions) {
   const { database, logger } = options;
+  const attemptsPerMinute = options.attemptsPerMinute ?? DEFAULT_AUTH_ATTEMPTS_PER_MINUTE;
+  const attemptRule = { window: 60, max: attemptsPerMinute };
   return {
     basePath: AUTH_BASE_PATH,
     // Without a configured public URL the origin is the one the request came
@@ -81,6 +108,15 @@ export function buildAuthOptions(options: AuthOptions) {
     secret: options.secret,
     database: { db: database.db, type: database.kind, transaction: true },
     emailAndPassword: { enabled: true, autoSignIn: true },
+    // better-auth's limiter (docs/security.md#rate-limits), counted in the database so that it
+    // holds across instances. Its key is the client address `handle` resolved, and the route.
+    rateLimit: {
+      enabled: attemptsPerMinute > 0,
+      storage: 'database' as const,
+      ...RATE_LIMIT_MODEL,
+      customRules: { '/sign-in/*': attemptRule, '/sign-up/*': attemptRule },
+    },
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
     user: { ...AUTH_MODELS.user, additionalFields: USER_ROLE_FIELD },
     session: AUTH_MODELS.session,
     account: AUTH_MODELS.account,
@@ -103,14 +139,28 @@ export function buildAuthOptions(options: AuthOptions) {
           // Sign-ups are serialised (see `handle`), so this count cannot race another sign-up.
           before: async (user, context) => {
             const isFirst = (await countUsers(database, context)) === 0;
-            if (!isFirst && !options.allowSignup) {
+            // An admin creating the account, or an invite (checked in `handle`), opens it.
+            const grant = currentSignupGrant();
+            if (!isFirst && !options.allowSignup && !grant) {
               throw new APIError('FORBIDDEN', {
                 code: 'SIGNUP_DISABLED',
                 message:
                   'Sign-up is closed on this server: only the first account may sign up. Ask the administrator to set MANGO_ALLOW_SIGNUP=true.',
               });
             }
-            return { data: { ...user, role: isFirst ? 'admin' : 'user' } };
+            return { data: { ...user, role: isFirst ? 'admin' : (grant?.role ?? 'user') } };
+          },
+        },
+      },
+      session: {
+        create: {
+          // A disabled account signs in nowhere (its existing sessions were deleted when disabled).
+          before: async (session, context) => {
+            if (!(await isDisabled(database, context, session.userId))) return;
+            throw new APIError('FORBIDDEN', {
+              code: 'ACCOUNT_DISABLED',
+              message: 'This account is disabled. Ask an administrator to enable it.',
+            });
           },
         },
       },
@@ -181,6 +231,28 @@ async function countUsers(
   return Number(row.count);
 }
 
+/** Whether the user is disabled, read inside better-auth's transaction when there is one. */
+async function isDisabled(
+  database: AppDatabase,
+  context: GenericEndpointContext | null,
+  userId: string,
+): Promise<boolean> {
+  if (context) {
+    const adapter = await getCurrentAdapter(context.context.adapter);
+    const user = await adapter.findOne<{ disabledAt?: Date | string | null }>({
+      model: 'user',
+      where: [{ field: 'id', value: userId }],
+    });
+    return Boolean(user?.disabledAt);
+  }
+  const row = await database.db
+    .selectFrom('users')
+    .select('disabled_at')
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Boolean(row?.disabled_at);
+}
+
 function readBearer(headers: Headers): string | undefined {
   const header = headers.get('authorization');
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
@@ -204,6 +276,7 @@ function toAuthenticatedUser(user: {
 export function createAuth(options: AuthOptions): AuthService {
   const auth = buildBetterAuth(options);
   const { database } = options;
+  const invites = createInviteStore(database);
   // Any revocation anywhere forgets every verified credential: the signal
   // does not say whose it was.
   const verified = createFeedBackedCache<AuthenticatedUser>({
@@ -214,8 +287,20 @@ export function createAuth(options: AuthOptions): AuthService {
     ttlMs: CREDENTIAL_CACHE_MS,
   });
   let openApiPaths: Promise<Record<string, unknown>> | undefined;
+  const revokeCredentials = async () => {
+    verified.forgetAll();
+    await database.changes.notify(CREDENTIALS_CHANNEL, 'revoked').catch((error: unknown) => {
+      // The revocation stands; other instances forget within CREDENTIAL_CACHE_MS.
+      options.logger?.warn('could not signal a revoked credential to other instances', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  };
   return {
     api: auth.api,
+    context: () => auth.$context,
+    invites,
+    revokeCredentials,
     openApiPaths() {
       openApiPaths ??= (async () => {
         const document = await auth.api.generateOpenAPISchema();
@@ -229,25 +314,18 @@ export function createAuth(options: AuthOptions): AuthService {
       })();
       return openApiPaths;
     },
-    async handle(request) {
+    async handle(incoming, peerAddress) {
+      const request = withClientAddress(incoming, peerAddress, options.trustedProxies ?? []);
       const path = new URL(request.url).pathname;
       if (request.method === 'POST' && REVOKING_PATH.test(path)) {
         const response = await auth.handler(request);
-        verified.forgetAll();
-        await database.changes.notify(CREDENTIALS_CHANNEL, 'revoked').catch((error: unknown) => {
-          // The revocation stands; other instances forget within CREDENTIAL_CACHE_MS.
-          options.logger?.warn('could not signal a revoked credential to other instances', {
-            error: error instanceof Error ? error.message : String(error),
-          });
-        });
+        await revokeCredentials();
         return toApiErrorFormat(response);
       }
       // The first-account rule counts users before inserting one; holding a
       // lock across sign-ups (across instances on PostgreSQL) makes that atomic.
       if (request.method === 'POST' && path.startsWith(`${AUTH_BASE_PATH}/sign-up/`)) {
-        return toApiErrorFormat(
-          await database.withLock('auth:sign-up', () => auth.handler(request)),
-        );
+        return toApiErrorFormat(await database.withLock('auth:sign-up', () => signUp(request)));
       }
       return toApiErrorFormat(await auth.handler(request));
     },
@@ -268,6 +346,39 @@ export function createAuth(options: AuthOptions): AuthService {
     },
   };
 
+  /** A sign-up, admitted by its invite when it brings one (under the sign-up lock). */
+  async function signUp(request: Request): Promise<Response> {
+    const token = request.headers.get(INVITE_HEADER)?.trim();
+    if (!token) return auth.handler(request);
+    const found = await invites.findUsable(token);
+    if ('problem' in found) {
+      return inviteRefused(
+        found.problem === 'unknown'
+          ? 'This invite is not known here: check that the whole token was sent.'
+          : found.problem === 'used'
+            ? 'This invite has been used already: each invite admits one sign-up. Ask the administrator for a new one.'
+            : 'This invite has expired. Ask the administrator for a new one.',
+      );
+    }
+    const body = (await request
+      .clone()
+      .json()
+      .catch(() => undefined)) as { email?: unknown } | undefined;
+    const email = typeof body?.email === 'string' ? body.email.trim().toLowerCase() : undefined;
+    if (found.invite.email && found.invite.email !== email) {
+      return inviteRefused('This invite is for another e-mail address.');
+    }
+    const response = await runWithSignupGrant({ role: 'user' }, () => auth.handler(request));
+    if (response.ok) {
+      const created = (await response
+        .clone()
+        .json()
+        .catch(() => undefined)) as { user?: { id?: string } } | undefined;
+      await invites.markUsed(found.invite.id, created?.user?.id ?? null);
+    }
+    return response;
+  }
+
   async function verifyApiKey(
     key: string,
     headers: Headers,
@@ -276,10 +387,11 @@ export function createAuth(options: AuthOptions): AuthService {
     if (!result.valid || !result.key) return null;
     const user = await database.db
       .selectFrom('users')
-      .select(['id', 'email', 'name', 'role'])
+      .select(['id', 'email', 'name', 'role', 'disabled_at'])
       .where('id', '=', result.key.referenceId)
       .executeTakeFirst();
-    if (!user) return null;
+    // A disabled account's keys are kept (enabling it again brings them back) but refused.
+    if (!user || user.disabled_at) return null;
     return { user: toAuthenticatedUser(user), ttl: ttlUntil(result.key.expiresAt) };
   }
 
@@ -287,9 +399,26 @@ export function createAuth(options: AuthOptions): AuthService {
     headers: Headers,
   ): Promise<{ user: AuthenticatedUser; ttl: number } | null> {
     const session = await auth.api.getSession({ headers });
-    if (!session) return null;
+    if (!session || session.user.disabledAt) return null;
     return { user: toAuthenticatedUser(session.user), ttl: ttlUntil(session.session.expiresAt) };
   }
+}
+
+/** `request` carrying the address the limiter counts by, and never the client's own claim of one. */
+function withClientAddress(
+  request: Request,
+  peerAddress: string | undefined,
+  trustedProxies: readonly string[],
+): Request {
+  const headers = new Headers(request.headers);
+  headers.delete(CLIENT_ADDRESS_HEADER);
+  const address = resolveClientAddress(
+    peerAddress,
+    request.headers.get('x-forwarded-for'),
+    trustedProxies,
+  );
+  if (address) headers.set(CLIENT_ADDRESS_HEADER, address);
+  return new Request(request, { headers });
 }
 
 /** better-auth's own codes that a client needs to tell apart, in the API's vocabulary. */
@@ -298,6 +427,7 @@ const AUTH_CODES: Readonly<Record<string, ErrorCode>> = {
   INVALID_EMAIL_OR_PASSWORD: 'invalid_email_or_password',
   USER_ALREADY_EXISTS: 'conflict',
   USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL: 'conflict',
+  ACCOUNT_DISABLED: 'account_disabled',
   PASSWORD_TOO_SHORT: 'validation_failed',
   PASSWORD_TOO_LONG: 'validation_failed',
   INVALID_EMAIL: 'validation_failed',
@@ -323,6 +453,7 @@ function codeForAuthStatus(status: number): ErrorCode {
  * headers (cookies) are kept.
  */
 async function toApiErrorFormat(response: Response): Promise<Response> {
+  if (response.status === 429) return rateLimitedReply(response);
   if (response.ok || !response.headers.get('content-type')?.includes('application/json')) {
     return response;
   }
@@ -349,6 +480,29 @@ async function toApiErrorFormat(response: Response): Promise<Response> {
       : {}),
   };
   return new Response(JSON.stringify({ error }), { status: response.status, headers });
+}
+
+function inviteRefused(message: string): Response {
+  const error: ErrorBody = { code: 'invalid_invite', message, retryable: false };
+  return Response.json({ error }, { status: ERROR_CODES.invalid_invite.status });
+}
+
+/**
+ * better-auth's limiter answers 429 in plain text with `X-Retry-After`; clients
+ * get the API's error body and the standard `Retry-After` header.
+ */
+function rateLimitedReply(response: Response): Response {
+  const seconds = Math.max(1, Number(response.headers.get('x-retry-after')) || 60);
+  const error: ErrorBody = {
+    code: 'rate_limited',
+    message: `Too many attempts from this address: try again in ${seconds} s.`,
+    retryable: true,
+    details: { retryAfterSeconds: seconds },
+  };
+  return Response.json(
+    { error },
+    { status: 429, headers: { 'retry-after': String(seconds), 'x-retry-after': String(seconds) } },
+  );
 }
 
 /** The cache lifetime for a credential that expires at `expiresAt` (never past it). */

@@ -30,6 +30,8 @@ export interface UsersTable {
   role: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When an admin disabled the account; null while it is enabled. */
+  disabled_at: Timestamp | null;
 }
 
 export interface SessionsTable {
@@ -222,6 +224,36 @@ export interface TurnEventsTable {
   events: JsonColumn;
 }
 
+/** better-auth's limiter: one counter per client address and auth route. */
+export interface RateLimitsTable {
+  id: string;
+  key: string;
+  count: number;
+  /** Milliseconds since the epoch. */
+  last_request: number;
+}
+
+/** One row per turn a user started, kept for the turn-start window (services/chat/turn-rate-limit.ts). */
+export interface TurnStartsTable {
+  id: string;
+  user_id: string;
+  started_at: Timestamp;
+}
+
+/** A one-person sign-up ticket made by an admin (services/admin/invites.ts). */
+export interface InvitesTable {
+  id: string;
+  /** sha256 of the token, hex. */
+  token_hash: string;
+  /** When set, only this e-mail address may sign up with the invite. */
+  email: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  used_by: string | null;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
@@ -237,4 +269,7 @@ export interface DatabaseSchema {
   chat_turns: ChatTurnsTable;
   turns: TurnsTable;
   turn_events: TurnEventsTable;
+  rate_limits: RateLimitsTable;
+  turn_starts: TurnStartsTable;
+  invites: InvitesTable;
 }

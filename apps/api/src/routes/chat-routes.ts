@@ -79,7 +79,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       },
       {
         body: CreateChatBody,
-        response: { 201: Chat, ...errorResponses(400, 401, 422) },
+        response: { 201: Chat, ...errorResponses(400, 401, 413, 415, 422) },
         detail: { summary: 'Create a chat' },
       },
     )
@@ -101,7 +101,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
     .patch('/chats/:id', ({ params, body, user }) => chats.update(user.id, params.id, body), {
       params: ChatParams,
       body: UpdateChatBody,
-      response: { 200: Chat, ...errorResponses(400, 401, 404, 422) },
+      response: { 200: Chat, ...errorResponses(400, 401, 404, 413, 415, 422) },
       detail: { summary: 'Change a chat' },
     })
     .delete(
@@ -159,7 +159,7 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
       {
         params: ChatParams,
         body: CreateTurnBody,
-        response: errorResponses(400, 401, 404, 409, 422),
+        response: errorResponses(400, 401, 404, 409, 413, 415, 422),
         detail: {
           summary:
             'Start a turn and follow it: text/event-stream of the turn events, from turn_started to done',

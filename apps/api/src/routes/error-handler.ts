@@ -47,6 +47,11 @@ function invalidRequest(message: string): ErrorReply {
 /** Classifies an error from anywhere in a request into the reply the client gets. */
 export function toErrorReply(frameworkCode: unknown, error: unknown): ErrorReply | undefined {
   if (error instanceof AppError) return reply(error.toJSON());
+  // The body reader (routes/request-body.ts) refuses bodies from inside the framework's parse step,
+  // which wraps what it throws.
+  if (frameworkCode === 'PARSE' && error instanceof Error && error.cause instanceof AppError) {
+    return reply(error.cause.toJSON());
+  }
   if (error instanceof ValidationError) {
     // A response that fails its own schema is our bug, not the client's.
     if (error.type === 'response') return undefined;
@@ -89,5 +94,9 @@ export function handleError(
       error: context.error,
     });
   }
-  return Response.json(body, { status });
+  const retryAfter = body.error.details?.retryAfterSeconds;
+  // A refusal that knows when to try again says so the standard way too.
+  const headers: Record<string, string> =
+    typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {};
+  return Response.json(body, { status, headers });
 }

@@ -60,11 +60,9 @@ export function createToolSettingsRoutes(service: ToolSettingsService) {
       {
         params: ToolNameParams,
         body: UpdateToolSettingsBody,
-        // Clients (and curl users) that forget the content type still send JSON.
-        parse: 'json',
         response: {
           200: ToolSettingsDescriptor,
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 404, 413, 415),
           422: ToolSettingsError,
         },
         detail: {

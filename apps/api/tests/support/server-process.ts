@@ -18,16 +18,25 @@ export interface ServerProcess {
 
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number; entryPoint?: string } = {},
+  options: {
+    cwd?: string;
+    timeoutMs?: number;
+    entryPoint?: string;
+    /** The whole command instead of Bun running the entry point (e.g. `npm start`). */
+    command?: string[];
+  } = {},
 ): Promise<ServerProcess> {
-  const child = Bun.spawn([process.execPath, options.entryPoint ?? ENTRY_POINT], {
-    cwd: options.cwd,
-    // Only what the test names, so a developer's own .env or variables cannot leak in.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
+  const child = Bun.spawn(
+    options.command ?? [process.execPath, options.entryPoint ?? ENTRY_POINT],
+    {
+      cwd: options.cwd,
+      // Only what the test names, so a developer's own .env or variables cannot leak in.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
   const lines: string[] = [];
   const decoder = new TextDecoder();
   let buffered = '';

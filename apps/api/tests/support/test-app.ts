@@ -17,6 +17,7 @@ import {
   createDatabaseRunningTurns,
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
+import type { TurnLimits } from '../../src/services/chat/turn-rate-limit';
 import { createModelCatalog, type ModelCatalog } from '../../src/services/providers/model-catalog';
 import {
   createProviderRegistry,
@@ -67,8 +68,13 @@ export interface TestAppOptions {
   /** The model catalog (default: the providers' own lists, nothing configured). */
   models?: ModelCatalog;
   runningTurns?: RunningTurns;
-  /** A turn's limits (production's defaults without). */
-  turnLimits?: AppDependencies['turnLimits'];
+  /** A turn's time limits (production's defaults without). */
+  turnTimeLimits?: AppDependencies['turnTimeLimits'];
+  /** Per-user turn limits (none by default). */
+  turnLimits?: TurnLimits;
+  /** Sign-in and sign-up attempts per address and minute (default: high enough never to trip). */
+  authAttemptsPerMinute?: number;
+  trustedProxies?: readonly string[];
   now?: () => number;
 }
 
@@ -90,6 +96,8 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
     logger,
+    attemptsPerMinute: options.authAttemptsPerMinute ?? 100_000,
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
   });
   const deps: AppDependencies = {
     database,
@@ -112,6 +120,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
     ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
+    ...(options.turnTimeLimits ? { turnTimeLimits: options.turnTimeLimits } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const services = createAppServices(deps);

@@ -14,6 +14,9 @@ describe('loadServerConfig', () => {
       turnTimeoutSeconds: 1800,
       providerIdleTimeoutSeconds: 300,
       instanceId: `${hostname()}:3001`,
+      authAttemptsPerMinute: 10,
+      trustedProxies: [],
+      turnLimits: { startsPerMinute: 30, concurrent: 3 },
     });
   });
 
@@ -31,6 +34,10 @@ describe('loadServerConfig', () => {
         MANGO_TURN_TIMEOUT_SECONDS: '600',
         MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: '45',
         MANGO_INSTANCE_ID: 'api-2',
+        MANGO_AUTH_ATTEMPTS_PER_MINUTE: '0',
+        MANGO_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+        MANGO_TURNS_PER_MINUTE: '5',
+        MANGO_CONCURRENT_TURNS: '1',
       },
       '/ignored',
     );
@@ -46,6 +53,9 @@ describe('loadServerConfig', () => {
       turnTimeoutSeconds: 600,
       providerIdleTimeoutSeconds: 45,
       instanceId: 'api-2',
+      authAttemptsPerMinute: 0,
+      trustedProxies: ['10.0.0.0/8', '::1'],
+      turnLimits: { startsPerMinute: 5, concurrent: 1 },
     });
   });
 
@@ -59,6 +69,10 @@ describe('loadServerConfig', () => {
     [{ MANGO_TURN_TIMEOUT_SECONDS: '5' }, /MANGO_TURN_TIMEOUT_SECONDS must be a whole number/],
     [{ MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: '1.5' }, /MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS must/],
     [{ MANGO_INSTANCE_ID: 'a b' }, /MANGO_INSTANCE_ID must be/],
+    [{ MANGO_AUTH_ATTEMPTS_PER_MINUTE: 'ten' }, /MANGO_AUTH_ATTEMPTS_PER_MINUTE must be a whole/],
+    [{ MANGO_TURNS_PER_MINUTE: '-1' }, /MANGO_TURNS_PER_MINUTE must be a whole number/],
+    [{ MANGO_CONCURRENT_TURNS: '1.5' }, /MANGO_CONCURRENT_TURNS must be a whole number/],
+    [{ MANGO_TRUSTED_PROXIES: '10.0.0.0/8,proxy.local' }, /these are neither: proxy.local/],
   ])('%p is refused with a message naming the variable', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);

@@ -29,7 +29,7 @@ import { ToolRegistrationError } from '../../src/services/tools/registry';
 
 describe('the error code vocabulary', () => {
   test('every code has a status the API answers with, a retryable default and a meaning', () => {
-    const statuses = new Set([400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504]);
+    const statuses = new Set([400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504]);
     for (const code of ERROR_CODE_LIST) {
       const info = ERROR_CODES[code];
       expect(statuses.has(info.status)).toBe(true);

@@ -36,6 +36,18 @@ export const ERROR_CODES = {
     meaning:
       'A tool setting was refused: unknown name, wrong type, out of range, or switching off a tool that cannot be switched off. `details.toolName` and `details.key` name it.',
   },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    meaning:
+      'The request body is larger than its route accepts; `details.maxBytes` says how large it may be.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    retryable: false,
+    meaning:
+      'The route takes a JSON body and the request did not say it sent one: send `Content-Type: application/json`.',
+  },
   // Who is asking
   unauthorized: {
     status: 401,
@@ -57,6 +69,17 @@ export const ERROR_CODES = {
     retryable: false,
     meaning:
       'Sign-up is closed on this server (`MANGO_ALLOW_SIGNUP`); only the first account may sign up.',
+  },
+  account_disabled: {
+    status: 403,
+    retryable: false,
+    meaning: 'The account is disabled by an administrator: it cannot sign in until it is enabled.',
+  },
+  invalid_invite: {
+    status: 403,
+    retryable: false,
+    meaning:
+      'A sign-up brought an invite that is unknown, used, expired, or made for another e-mail address.',
   },
   permission_denied: {
     status: 403,

@@ -9,6 +9,7 @@ import { createAccountsMigration } from './0001-accounts';
 import { createApplicationMigration } from './0002-application';
 import { createChatTurnsMigration } from './0003-chat-turns';
 import { createTurnEventsMigration } from './0004-turn-events';
+import { createLimitsAndAdministrationMigration } from './0005-limits-and-administration';
 
 export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
   const types = getColumnTypes(kind);
@@ -17,6 +18,7 @@ export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
     '0002-application': createApplicationMigration(types),
     '0003-chat-turns': createChatTurnsMigration(types),
     '0004-turn-events': createTurnEventsMigration(types),
+    '0005-limits-and-administration': createLimitsAndAdministrationMigration(types),
   };
 }
 

@@ -31,14 +31,22 @@ describeEachDatabase('OpenAPI document and docs page', (_kind, current) => {
       ]),
     );
     const put = document.paths['/api/settings/tools/{toolName}']?.put;
-    expect(Object.keys(put?.responses ?? {}).sort()).toEqual(['200', '400', '401', '404', '422']);
+    expect(Object.keys(put?.responses ?? {}).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '413',
+      '415',
+      '422',
+    ]);
     // The chat routes declare their error replies like the settings routes, each with the one error body.
     const responsesOf = (path: string, method: string) =>
       Object.keys(document.paths[path]?.[method]?.responses ?? {}).sort();
     expect(responsesOf('/api/chats/{id}', 'get')).toEqual(['200', '401', '404']);
-    expect(responsesOf('/api/chats', 'post')).toEqual(['201', '400', '401', '422']);
+    expect(responsesOf('/api/chats', 'post')).toEqual(['201', '400', '401', '413', '415', '422']);
     expect(responsesOf('/api/chats/{id}/turns', 'post')).toEqual(
-      expect.arrayContaining(['400', '401', '404', '409', '422']),
+      expect.arrayContaining(['400', '401', '404', '409', '413', '415', '422']),
     );
     expect(responsesOf('/api/chats/{id}/turns/cancel', 'post')).toEqual(['200', '401', '404']);
     expect(JSON.stringify(document.paths['/api/chats/{id}']?.get?.responses?.['404'])).toContain(

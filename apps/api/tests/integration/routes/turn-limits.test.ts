@@ -56,7 +56,7 @@ describeEachDatabase('a turn’s time limits', (_kind, current) => {
     app = startTestApp(current().database, {
       providers: providers(),
       toolRegistry: createScenarioRegistry().registry,
-      turnLimits: { providerIdleTimeoutMs: 1000, turnTimeoutMs: 2500 },
+      turnTimeLimits: { providerIdleTimeoutMs: 1000, turnTimeoutMs: 2500 },
     });
     alice = await app.signUp();
   });
