@@ -12,6 +12,7 @@ import { getRequestContext } from './request-context';
 import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
+import { createImageRoutes } from './routes/image-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createChatCapabilities } from './services/chat/chat-capabilities';
@@ -20,6 +21,8 @@ import { createChatService } from './services/chat/chat-service';
 import type { ChatToolsDeps } from './services/chat/chat-tools';
 import { createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
+import { createDatabaseImageStore } from './services/images/database-image-store';
+import type { ImageStore } from './services/images/image-store';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -43,6 +46,8 @@ export interface AppDependencies {
   runningTurns: RunningTurns;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
   protectedPaths?: readonly string[];
+  /** Where images are kept (default: the database, so every instance serves them). */
+  images?: ImageStore;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -51,6 +56,7 @@ export interface AppDependencies {
 /** The services `createApp` builds from its dependencies (exposed for other routes and tests). */
 export interface AppServices {
   toolSettings: ToolSettingsService;
+  images: ImageStore;
 }
 
 export function createAppServices(deps: AppDependencies): AppServices {
@@ -61,6 +67,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
       repository: createToolSettingsRepository(deps.database, now),
       changes: deps.database.changes,
     }),
+    images: deps.images ?? createDatabaseImageStore(deps.database, now),
   };
 }
 
@@ -117,6 +124,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     })
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(createImageRoutes(services.images))
     .use(
       createOpenApiRoutes({
         getApp: () => {

@@ -8,6 +8,7 @@ import { type DatabaseKind, getColumnTypes } from '../column-types';
 import { createAccountsMigration } from './0001-accounts';
 import { createApplicationMigration } from './0002-application';
 import { createChatTurnsMigration } from './0003-chat-turns';
+import { createGeneratedImagesMigration } from './0008-generated-images';
 
 export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
   const types = getColumnTypes(kind);
@@ -15,6 +16,7 @@ export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
     '0001-accounts': createAccountsMigration(types),
     '0002-application': createApplicationMigration(types),
     '0003-chat-turns': createChatTurnsMigration(types),
+    '0008-generated-images': createGeneratedImagesMigration(types),
   };
 }
 
