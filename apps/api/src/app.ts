@@ -23,6 +23,7 @@ import { createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
 import type { ImageStore } from './services/images/image-store';
+import type { ImageModelRegistry } from './services/providers/image-model-registry';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -48,6 +49,8 @@ export interface AppDependencies {
   protectedPaths?: readonly string[];
   /** Where images are kept (default: the database, so every instance serves them). */
   images?: ImageStore;
+  /** The image models offered (`MANGO_IMAGE_MODELS`); none by default. */
+  imageModels?: ImageModelRegistry;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;

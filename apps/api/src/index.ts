@@ -8,17 +8,30 @@ import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
+import { createDatabaseImageStore } from './services/images/database-image-store';
+import {
+  createImageModelRegistry,
+  type ImageModelName,
+  loadImageModelNames,
+} from './services/providers/image-model-registry';
 import { loadProvidersConfig, ProviderConfigError } from './services/providers/provider-config';
 import { createProviderRegistry } from './services/providers/provider-registry';
-import { createBuiltinToolSource, createToolCatalog, defaultToolRegistry } from './services/tools';
+import {
+  createBuiltinToolSource,
+  createGenerateImageTool,
+  createToolCatalog,
+  defaultToolRegistry,
+} from './services/tools';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
   let providersConfig: ReturnType<typeof loadProvidersConfig>;
+  let imageModelNames: ImageModelName[];
   try {
     config = loadServerConfig();
     providersConfig = loadProvidersConfig();
+    imageModelNames = loadImageModelNames();
     authSecret = resolveAuthSecret(config.authSecret, config.dataDir);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ProviderConfigError) {
@@ -47,7 +60,17 @@ async function main(): Promise<void> {
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
   const runningTurns = createDatabaseRunningTurns(database);
-  // The built-ins registered themselves into the default registry on import (services/tools).
+  const imageModels = createImageModelRegistry(imageModelNames, providersConfig);
+  logger.info('image models', {
+    offered: imageModels.list().map((model) => model.name),
+    ...(imageModels.unconfigured().length > 0
+      ? { notOffered: imageModels.unconfigured().map((model) => model.name) }
+      : {}),
+  });
+  const images = createDatabaseImageStore(database);
+  // The built-ins registered themselves into the default registry on import (services/tools);
+  // generate_image needs the image models and the images store, so it is built here.
+  defaultToolRegistry.register(createGenerateImageTool({ models: imageModels, images }));
   const tools = createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]);
   const app = createApp({
     database,
@@ -55,6 +78,8 @@ async function main(): Promise<void> {
     tools,
     providers,
     runningTurns,
+    images,
+    imageModels,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],
     logger,

@@ -17,13 +17,17 @@ import {
   createDatabaseRunningTurns,
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
+import { createDatabaseImageStore } from '../../src/services/images/database-image-store';
+import type { ImageModelRegistry } from '../../src/services/providers/image-model-registry';
 import {
   createProviderRegistry,
   type ProviderRegistry,
 } from '../../src/services/providers/provider-registry';
 import {
   createBuiltinToolSource,
+  createGenerateImageTool,
   createToolCatalog,
+  createToolRegistry,
   defaultToolRegistry,
   type ToolRegistry,
   type ToolSource,
@@ -63,6 +67,11 @@ export interface TestAppOptions {
   /** The server's idle timeout for ordinary requests (production's by default). */
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
+  /**
+   * The image models offered; when given (and no `toolRegistry`), the built-ins
+   * are offered with generate_image on them, as the production server does.
+   */
+  imageModels?: ImageModelRegistry;
   runningTurns?: RunningTurns;
   now?: () => number;
 }
@@ -83,14 +92,20 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
   });
+  const images = createDatabaseImageStore(database, options.now);
+  let registry = options.toolRegistry ?? defaultToolRegistry;
+  if (options.imageModels && !options.toolRegistry) {
+    registry = createToolRegistry();
+    for (const tool of defaultToolRegistry.list()) registry.register(tool);
+    registry.register(createGenerateImageTool({ models: options.imageModels, images }));
+  }
   const deps: AppDependencies = {
     database,
     auth,
+    images,
+    ...(options.imageModels ? { imageModels: options.imageModels } : {}),
     logger: options.logger ?? silentLogger,
-    tools: createToolCatalog([
-      createBuiltinToolSource(options.toolRegistry ?? defaultToolRegistry),
-      ...(options.toolSources ?? []),
-    ]),
+    tools: createToolCatalog([createBuiltinToolSource(registry), ...(options.toolSources ?? [])]),
     providers: options.providers ?? createProviderRegistry({}),
     runningTurns:
       options.runningTurns ??

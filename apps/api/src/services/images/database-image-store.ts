@@ -12,15 +12,17 @@ import {
   normalizeClaimedMediaType,
   sniffImageMediaType,
 } from './image-media-types';
-import { type ImageStore, imageUrl, type SavedImage, type StoredImage } from './image-store';
+import {
+  createImageId,
+  type ImageStore,
+  imageUrl,
+  type SavedImage,
+  type StoredImage,
+} from './image-store';
 import { ImageStoreError } from './image-store-errors';
 
 /** The largest image kept (a 4K PNG is well below it). */
 export const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
-
-export function createImageId(): string {
-  return `img_${crypto.randomUUID().replaceAll('-', '')}`;
-}
 
 interface ImageRow {
   id: string;
@@ -99,7 +101,7 @@ export function createDatabaseImageStore(
   return {
     async save(input) {
       const mimeType = checkImageBytes(input.bytes, input.mimeType);
-      const id = createImageId();
+      const id = input.id ?? createImageId();
       const sha256 = createHash('sha256').update(input.bytes).digest('hex');
       await db
         .insertInto('generated_images')

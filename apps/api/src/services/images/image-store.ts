@@ -8,6 +8,8 @@
 import type { ImageMediaType } from './image-media-types';
 
 export interface SaveImageInput {
+  /** An id made beforehand with `createImageId` (a tool that plans its images); a new one otherwise. */
+  id?: string;
   /** The owner: the only user the image is served to. */
   userId: string;
   /** The chat it belongs to; deleting the chat deletes the image. */
@@ -59,4 +61,9 @@ export interface ImageStore {
 /** The path an image is served at. */
 export function imageUrl(imageId: string): string {
   return `/api/images/${imageId}`;
+}
+
+/** A new image id (`img_` and 32 hex digits). */
+export function createImageId(): string {
+  return `img_${crypto.randomUUID().replaceAll('-', '')}`;
 }

@@ -1,7 +1,8 @@
 /** The images store (docs/images.md#the-images-store): the contract and its database implementation. */
-export { createDatabaseImageStore, createImageId, MAX_IMAGE_BYTES } from './database-image-store';
+export { createDatabaseImageStore, MAX_IMAGE_BYTES } from './database-image-store';
 export { IMAGE_MEDIA_TYPES, type ImageMediaType, sniffImageMediaType } from './image-media-types';
 export {
+  createImageId,
   type ImageStore,
   imageUrl,
   type SavedImage,

@@ -13,6 +13,16 @@ export type {
   UsageEvent,
   UserMessage,
 } from '@mango/shared';
+export type {
+  GeneratedImageData,
+  ImageModel,
+  ImageModelRequest,
+  ImageModelResult,
+  ImageModelUsage,
+  ImageModelWarning,
+  ImageProviderId,
+  ImageQuality,
+} from './image-model';
 export type { LanguageModelProvider, ProviderId } from './language-model-provider';
 export type { ProviderRequest, ProviderToolChoice } from './provider-request';
 export type { JsonSchema, JsonSchemaType, ToolDefinition } from './tool-definition';
