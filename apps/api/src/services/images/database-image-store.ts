@@ -23,6 +23,45 @@ import { ImageStoreError } from './image-store-errors';
 
 /** The largest image kept (a 4K PNG is well below it). */
 export const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+/** Bytes of recently served images kept in memory (per instance) by default. */
+export const DEFAULT_IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+
+export interface DatabaseImageStoreOptions {
+  /** Bytes of images kept in memory; 0 turns the cache off. */
+  cacheBytes?: number;
+}
+
+/**
+ * Image bytes by id, least recently used out first. An image never changes
+ * under its id, so cached bytes cannot be stale; whether the image still
+ * exists and is the caller's is asked of the database on every read (a
+ * metadata row, not the blob), so a deleted chat's images are gone at once on
+ * every instance.
+ */
+function createBytesCache(capacity: number) {
+  const entries = new Map<string, Uint8Array>();
+  let size = 0;
+  return {
+    get(id: string): Uint8Array | undefined {
+      const bytes = entries.get(id);
+      if (bytes) {
+        entries.delete(id);
+        entries.set(id, bytes);
+      }
+      return bytes;
+    },
+    set(id: string, bytes: Uint8Array): void {
+      if (bytes.byteLength > capacity || entries.has(id)) return;
+      entries.set(id, bytes);
+      size += bytes.byteLength;
+      for (const [oldest, old] of entries) {
+        if (size <= capacity) break;
+        entries.delete(oldest);
+        size -= old.byteLength;
+      }
+    },
+  };
+}
 
 interface ImageRow {
   id: string;
@@ -93,8 +132,10 @@ export function checkImageBytes(bytes: Uint8Array, claimed: string): ImageMediaT
 export function createDatabaseImageStore(
   database: AppDatabase,
   now: () => number = Date.now,
+  options: DatabaseImageStoreOptions = {},
 ): ImageStore {
   const { db } = database;
+  const cache = createBytesCache(options.cacheBytes ?? DEFAULT_IMAGE_CACHE_BYTES);
   const selectOwned = (userId: string, imageId: string) =>
     db.selectFrom('generated_images').where('id', '=', imageId).where('user_id', '=', userId);
 
@@ -135,11 +176,17 @@ export function createDatabaseImageStore(
     },
 
     async read(userId, imageId) {
+      const cached = cache.get(imageId);
+      if (cached) {
+        const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
+        return row ? { ...toStoredImage(row), bytes: cached } : undefined;
+      }
       const row = await selectOwned(userId, imageId)
         .select([...METADATA, 'data'])
         .executeTakeFirst();
       if (!row) return undefined;
       const data = row.data as Uint8Array;
+      cache.set(imageId, data);
       return { ...toStoredImage(row), bytes: data };
     },
 

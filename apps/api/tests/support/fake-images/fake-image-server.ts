@@ -18,7 +18,13 @@ export type FakeImageProvider = 'openai' | 'gemini';
 
 export type FakeImageAnswer =
   /** An image (made from the prompt and a counter, so each differs). */
-  | { kind: 'image'; outputFormat?: 'png' | 'jpeg' | 'webp'; thoughtFirst?: boolean }
+  | {
+      kind: 'image';
+      outputFormat?: 'png' | 'jpeg' | 'webp';
+      thoughtFirst?: boolean;
+      /** These bytes instead of a small made-up PNG (the benches' large images). */
+      bytes?: Uint8Array;
+    }
   /** OpenAI's DALL·E shape: `data[].url` (served by this server) and `revised_prompt`. */
   | { kind: 'url'; url?: string }
   /** A safety refusal: OpenAI 400 `moderation_blocked`; Gemini `finishReason: IMAGE_SAFETY`. */
@@ -78,9 +84,9 @@ export async function startFakeImageServer(): Promise<FakeImageServer> {
   let counter = 0;
   let base = '';
 
-  const makeImage = (prompt: string) => {
+  const makeImage = (prompt: string, given?: Uint8Array) => {
     counter += 1;
-    const bytes = createTestPng(`${prompt}#${counter}`);
+    const bytes = given ?? createTestPng(`${prompt}#${counter}`);
     served.push(bytes);
     return bytes;
   };
@@ -136,7 +142,7 @@ export async function startFakeImageServer(): Promise<FakeImageServer> {
       });
     const prompt = String(body.prompt ?? '');
     const data = Array.from({ length: n }, () => {
-      const bytes = makeImage(prompt);
+      const bytes = makeImage(prompt, answer.kind === 'image' ? answer.bytes : undefined);
       if (answer.kind === 'url') {
         const id = `file-${counter}.png`;
         files.set(id, bytes);
@@ -238,7 +244,9 @@ export async function startFakeImageServer(): Promise<FakeImageServer> {
     parts.push({
       inlineData: {
         mimeType: 'image/png',
-        data: Buffer.from(makeImage(prompt)).toString('base64'),
+        data: Buffer.from(
+          makeImage(prompt, answer.kind === 'image' ? answer.bytes : undefined),
+        ).toString('base64'),
       },
     });
     return [
