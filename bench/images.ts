@@ -27,6 +27,7 @@ import { startServer } from '../apps/api/src/server';
 import { createDatabaseRunningTurns } from '../apps/api/src/services/chat/running-turns';
 import { createDatabaseImageStore } from '../apps/api/src/services/images/database-image-store';
 import { createImageModelRegistry } from '../apps/api/src/services/providers/image-model-registry';
+import { createModelCatalog } from '../apps/api/src/services/providers/model-catalog';
 import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
 import {
   createBuiltinToolSource,
@@ -196,6 +197,7 @@ async function benchServing(label: string, config: DatabaseConfig): Promise<void
       images,
       tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
       providers: createProviderRegistry({}),
+      models: createModelCatalog({ providers: createProviderRegistry({}) }),
       runningTurns: createDatabaseRunningTurns(database),
       logger,
     }),

@@ -19,6 +19,7 @@ import { migrateToLatest } from '../apps/api/src/db/migrate';
 import { createLogger } from '../apps/api/src/logger';
 import { startServer } from '../apps/api/src/server';
 import { createDatabaseRunningTurns } from '../apps/api/src/services/chat/running-turns';
+import { createModelCatalog } from '../apps/api/src/services/providers/model-catalog';
 import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
 import {
   createBuiltinToolSource,
@@ -128,6 +129,7 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
       auth,
       tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
       providers: createProviderRegistry({}),
+      models: createModelCatalog({ providers: createProviderRegistry({}) }),
       runningTurns: createDatabaseRunningTurns(database),
       logger,
     }),

@@ -13,6 +13,7 @@ import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createImageRoutes } from './routes/image-routes';
+import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createChatCapabilities } from './services/chat/chat-capabilities';
@@ -23,7 +24,7 @@ import { createChatTurnService } from './services/chat/chat-turn-service';
 import type { RunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
 import type { ImageStore } from './services/images/image-store';
-import type { ImageModelRegistry } from './services/providers/image-model-registry';
+import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
 import type { ToolCatalog } from './services/tools/sources/tool-catalog';
@@ -43,14 +44,14 @@ export interface AppDependencies {
   tools: ToolCatalog;
   /** The model providers offered (from the environment in production). */
   providers: ProviderRegistry;
+  /** The models offered: each provider's own list (cached) and the configured ones. */
+  models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
   protectedPaths?: readonly string[];
   /** Where images are kept (default: the database, so every instance serves them). */
   images?: ImageStore;
-  /** The image models offered (`MANGO_IMAGE_MODELS`); none by default. */
-  imageModels?: ImageModelRegistry;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -78,7 +79,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
-  const { providers, runningTurns } = deps;
+  const { providers, runningTurns, models } = deps;
   const chatRepository = createChatRepository(deps.database, now);
   const tools: ChatToolsDeps = {
     catalog: deps.tools,
@@ -89,10 +90,11 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   };
   const chatRoutes = createChatRoutes({
     providers,
-    chats: createChatService({ chats: chatRepository, providers, running: runningTurns }),
+    chats: createChatService({ chats: chatRepository, models, running: runningTurns }),
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
+      models,
       running: runningTurns,
       tools,
       logger,
@@ -128,6 +130,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
     .use(createImageRoutes(services.images))
+    .use(createModelRoutes(models))
     .use(
       createOpenApiRoutes({
         getApp: () => {

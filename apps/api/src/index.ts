@@ -12,9 +12,15 @@ import { createDatabaseImageStore } from './services/images/database-image-store
 import {
   createImageModelRegistry,
   type ImageModelName,
+  imageModelEntries,
   loadImageModelNames,
 } from './services/providers/image-model-registry';
-import { loadProvidersConfig, ProviderConfigError } from './services/providers/provider-config';
+import { createModelCatalog } from './services/providers/model-catalog';
+import {
+  loadConfiguredModels,
+  loadProvidersConfig,
+  ProviderConfigError,
+} from './services/providers/provider-config';
 import { createProviderRegistry } from './services/providers/provider-registry';
 import {
   createBuiltinToolSource,
@@ -27,10 +33,12 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
   let providersConfig: ReturnType<typeof loadProvidersConfig>;
+  let configuredModels: ReturnType<typeof loadConfiguredModels>;
   let imageModelNames: ImageModelName[];
   try {
     config = loadServerConfig();
     providersConfig = loadProvidersConfig();
+    configuredModels = loadConfiguredModels(providersConfig);
     imageModelNames = loadImageModelNames();
     authSecret = resolveAuthSecret(config.authSecret, config.dataDir);
   } catch (error) {
@@ -59,8 +67,14 @@ async function main(): Promise<void> {
   });
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
-  const runningTurns = createDatabaseRunningTurns(database);
   const imageModels = createImageModelRegistry(imageModelNames, providersConfig);
+  const models = createModelCatalog({
+    providers,
+    // Image models are listed with kind `image` beside the chat models.
+    additional: [...configuredModels, ...imageModelEntries(imageModels)],
+    logger,
+  });
+  const runningTurns = createDatabaseRunningTurns(database);
   logger.info('image models', {
     offered: imageModels.list().map((model) => model.name),
     ...(imageModels.unconfigured().length > 0
@@ -77,9 +91,9 @@ async function main(): Promise<void> {
     auth,
     tools,
     providers,
+    models,
     runningTurns,
     images,
-    imageModels,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],
     logger,

@@ -6,4 +6,5 @@ export * from './contracts/chat-parts';
 export * from './contracts/chats';
 export * from './contracts/errors';
 export * from './contracts/health';
+export * from './contracts/models';
 export * from './contracts/tool-settings';

@@ -116,6 +116,9 @@ export function buildAuthOptions(options: AuthOptions) {
       },
     },
     telemetry: { enabled: false },
+    // better-auth prints the errors of its routes through a console logger of its own
+    // (coloured text, outside the JSON log) unless this hook takes them.
+    onAPIError: { onError: (error: unknown) => logAuthRouteError(logger, error) },
     logger: {
       level: 'warn' as const,
       log: (level, message, ...args) => {
@@ -127,6 +130,31 @@ export function buildAuthOptions(options: AuthOptions) {
       },
     },
   } satisfies BetterAuthOptions;
+}
+
+/**
+ * An error a better-auth route ended with: a refusal (4xx, already answered
+ * to the client and in the request's log line) at debug level, anything else
+ * as an error.
+ */
+function logAuthRouteError(logger: Logger | undefined, error: unknown): void {
+  if (!logger) return;
+  // Read by shape: better-auth and its router each bundle their own APIError class.
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (
+    error instanceof Error &&
+    error.name === 'APIError' &&
+    typeof statusCode === 'number' &&
+    statusCode < 500
+  ) {
+    const authCode = (error as { body?: { code?: unknown } }).body?.code;
+    logger.debug(`auth: ${error.message}`, {
+      status: statusCode,
+      ...(typeof authCode === 'string' ? { authCode } : {}),
+    });
+    return;
+  }
+  logger.error('auth: a request failed', { error });
 }
 
 function buildBetterAuth(options: AuthOptions) {

@@ -4,6 +4,7 @@ import { createAuth } from '../../src/auth/create-auth';
 import { createLogger } from '../../src/logger';
 import { startServer } from '../../src/server';
 import { createMemoryRunningTurns } from '../../src/services/chat/running-turns';
+import { createModelCatalog } from '../../src/services/providers/model-catalog';
 import { createProviderRegistry } from '../../src/services/providers/provider-registry';
 import {
   createBuiltinToolSource,
@@ -36,6 +37,7 @@ function buildServer(lines: string[]) {
     logger,
     tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
     providers: createProviderRegistry({}),
+    models: createModelCatalog({ providers: createProviderRegistry({}) }),
     runningTurns: createMemoryRunningTurns(),
   }).get('/slow', async () => {
     events.push('slow request started');

@@ -18,7 +18,11 @@ import {
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
 import { createDatabaseImageStore } from '../../src/services/images/database-image-store';
-import type { ImageModelRegistry } from '../../src/services/providers/image-model-registry';
+import {
+  type ImageModelRegistry,
+  imageModelEntries,
+} from '../../src/services/providers/image-model-registry';
+import { createModelCatalog, type ModelCatalog } from '../../src/services/providers/model-catalog';
 import {
   createProviderRegistry,
   type ProviderRegistry,
@@ -72,6 +76,8 @@ export interface TestAppOptions {
    * are offered with generate_image on them, as the production server does.
    */
   imageModels?: ImageModelRegistry;
+  /** The model catalog (default: the providers' own lists, nothing configured). */
+  models?: ModelCatalog;
   runningTurns?: RunningTurns;
   now?: () => number;
 }
@@ -87,10 +93,13 @@ export function cookieFrom(response: Response): string {
 }
 
 export function startTestApp(database: AppDatabase, options: TestAppOptions = {}): TestApp {
+  const providers = options.providers ?? createProviderRegistry({});
+  const logger = options.logger ?? silentLogger;
   const auth = createAuth({
     database,
     secret: TEST_AUTH_SECRET,
     allowSignup: options.allowSignup ?? true,
+    logger,
   });
   const images = createDatabaseImageStore(database, options.now);
   let registry = options.toolRegistry ?? defaultToolRegistry;
@@ -103,10 +112,17 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     database,
     auth,
     images,
-    ...(options.imageModels ? { imageModels: options.imageModels } : {}),
-    logger: options.logger ?? silentLogger,
+    logger,
     tools: createToolCatalog([createBuiltinToolSource(registry), ...(options.toolSources ?? [])]),
-    providers: options.providers ?? createProviderRegistry({}),
+    providers,
+    models:
+      options.models ??
+      createModelCatalog({
+        providers,
+        ...(options.imageModels ? { additional: imageModelEntries(options.imageModels) } : {}),
+        logger,
+        ...(options.now ? { now: options.now } : {}),
+      }),
     runningTurns:
       options.runningTurns ??
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),

@@ -5,7 +5,7 @@
  */
 import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/shared';
 import { ApiError } from '../../errors';
-import type { ProviderRegistry } from '../providers/provider-registry';
+import type { ModelCatalog } from '../providers/model-catalog';
 import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
 import type { RunningTurns } from './running-turns';
 import { resolveWorkingDirectory } from './working-directory';
@@ -33,12 +33,6 @@ export function chatNotFound(chatId: string): ApiError {
   );
 }
 
-/** Refuses a model this server cannot run, when a chat is created or changed. */
-export function checkModelName(providers: ProviderRegistry, model: string): void {
-  // Throws `ModelNameError` (422 validation_failed, details.field "model").
-  providers.resolveModel(model);
-}
-
 /**
  * The messages as a reader should see them: a call still stored as `running`
  * while no turn runs in the chat was cut off by a server that died, and is
@@ -61,11 +55,12 @@ function withInterruptedCalls(messages: ChatMessage[]): ChatMessage[] {
 
 export function createChatService(deps: {
   chats: ChatRepository;
-  providers: ProviderRegistry;
+  /** Refuses a model that is not offered (422 before anything is stored). */
+  models: ModelCatalog;
   /** Tells a crashed turn's calls (shown `aborted`) from a running turn's (shown `running`). */
   running?: RunningTurns;
 }): ChatService {
-  const { chats, providers, running } = deps;
+  const { chats, models, running } = deps;
   const owned = async (userId: string, chatId: string) => {
     const chat = await chats.get(userId, chatId);
     if (!chat) throw chatNotFound(chatId);
@@ -73,7 +68,7 @@ export function createChatService(deps: {
   };
   return {
     async create(userId, body) {
-      if (body.model) checkModelName(providers, body.model);
+      if (body.model) await models.assertOffered(body.model);
       const workingDirectory = body.workingDirectory
         ? await resolveWorkingDirectory(body.workingDirectory)
         : null;
@@ -90,7 +85,7 @@ export function createChatService(deps: {
     get: async (userId, chatId) => toChatResponse(await owned(userId, chatId)),
     async update(userId, chatId, body) {
       await owned(userId, chatId);
-      if (body.model) checkModelName(providers, body.model);
+      if (body.model) await models.assertOffered(body.model);
       const changes: ChatChanges = {};
       if (body.title !== undefined) changes.title = body.title.trim() || DEFAULT_CHAT_TITLE;
       if (body.mode !== undefined) changes.mode = body.mode;

@@ -15,6 +15,7 @@ import type {
 } from '@mango/shared';
 import { ApiError, internalErrorBody } from '../../errors';
 import type { Logger } from '../../logger';
+import type { ModelCatalog } from '../providers/model-catalog';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import type { ChatRecord, ChatRepository, StoredMessage } from './chat-repository';
 import { chatNotFound, DEFAULT_CHAT_TITLE } from './chat-service';
@@ -29,6 +30,8 @@ import { answerUnansweredToolCalls } from './unanswered-tool-calls';
 export interface ChatTurnServiceDeps {
   chats: ChatRepository;
   providers: ProviderRegistry;
+  /** Refuses a model that is not offered, before anything is stored. */
+  models: ModelCatalog;
   running: RunningTurns;
   /** The tool sources and what a call needs (the ledger, the protected paths). */
   tools: ChatToolsDeps;
@@ -98,6 +101,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
         );
       // Both throw 422 `validation_failed` errors naming the field.
       const resolved = providers.resolveModel(modelName);
+      await deps.models.assertOffered(modelName, 'chat', options);
       const maxIterations = resolveMaxIterations(body.maxIterations);
       const claim = await running.begin(chatId);
       if (!claim)
@@ -108,7 +112,13 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
 
       const run = async (sendEvent: (event: TurnStreamEvent) => void): Promise<ChatTurnResult> => {
         const startedAt = performance.now();
-        const summary = createTurnSummary();
+        const summary = createTurnSummary({
+          ...(deps.logger ? { logger: deps.logger } : {}),
+          provider: resolved.providerId,
+          model: resolved.modelId,
+          chatId,
+          ...(options.requestId ? { requestId: options.requestId } : {}),
+        });
         const onEvent = (event: TurnStreamEvent) => {
           summary.observe(event);
           sendEvent(event.type === 'done' ? { ...event, usage: summary.usage() } : event);

@@ -6,6 +6,7 @@
  * name whose provider is not configured is not offered (and reported at start).
  * `list()` is the source other listings read (the models route, kind `image`).
  */
+import type { ModelEntry } from '@mango/shared';
 import { createGeminiImageModel } from './gemini-images/gemini-image-model';
 import { createOpenAIImageModel } from './openai-images/openai-image-model';
 import { ProviderConfigError, type ProvidersConfig } from './provider-config';
@@ -28,6 +29,16 @@ export interface ImageModelName {
 /** An offered image model as listings show it. */
 export interface ImageModelInfo extends ImageModelName {
   kind: 'image';
+}
+
+/** The offered image models as `GET /api/models` entries (kind `image`). */
+export function imageModelEntries(registry: Pick<ImageModelRegistry, 'list'>): ModelEntry[] {
+  return registry.list().map((model) => ({
+    id: model.name,
+    provider: model.provider,
+    modelId: model.modelId,
+    kind: 'image' as const,
+  }));
 }
 
 export interface ImageModelRegistry {

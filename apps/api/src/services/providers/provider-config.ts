@@ -5,7 +5,9 @@
  * server). The OpenAI-compatible adapter is offered when its base URL is set;
  * its key is optional, because local servers such as Ollama need none.
  */
+import type { ModelEntry, ModelKind } from '@mango/shared';
 import { ConfigurationError } from '../../errors';
+import { parseModelName } from './provider-registry';
 import type { ProviderConnectionOptions } from './shared/provider-connection';
 import type { ProviderId } from './spec';
 
@@ -54,4 +56,46 @@ export function loadProvidersConfig(
     config['openai-compatible'] = { baseURL: compatibleUrl, ...(apiKey ? { apiKey } : {}) };
   }
   return config;
+}
+
+/**
+ * Models named in a comma-separated `provider:modelId` list variable
+ * (`MANGO_MODELS` for chat models), offered in addition to what each provider
+ * lists itself (docs/http-api.md#models). Each must name a configured provider.
+ */
+export function readConfiguredModels(
+  env: Record<string, string | undefined>,
+  variable: string,
+  kind: ModelKind,
+  providers: ProvidersConfig,
+): ModelEntry[] {
+  const raw = env[variable]?.trim();
+  if (!raw) return [];
+  const entries = new Map<string, ModelEntry>();
+  for (const name of raw.split(',').map((item) => item.trim())) {
+    if (name === '') continue;
+    let parsed: ReturnType<typeof parseModelName>;
+    try {
+      parsed = parseModelName(name);
+    } catch (error) {
+      throw new ProviderConfigError(
+        `${variable} must be a comma-separated list of provider:modelId names (for example "openai:gpt-5,openai-compatible:llama3.1"): ${(error as Error).message}`,
+      );
+    }
+    if (!providers[parsed.providerId])
+      throw new ProviderConfigError(
+        `${variable} names "${name}", but the provider "${parsed.providerId}" is not configured; configure it (README.md#configuration) or remove the name.`,
+      );
+    const id = `${parsed.providerId}:${parsed.modelId}`;
+    entries.set(id, { id, provider: parsed.providerId, modelId: parsed.modelId, kind });
+  }
+  return [...entries.values()];
+}
+
+/** The chat models `MANGO_MODELS` names. */
+export function loadConfiguredModels(
+  providers: ProvidersConfig,
+  env: Record<string, string | undefined> = process.env,
+): ModelEntry[] {
+  return readConfiguredModels(env, 'MANGO_MODELS', 'chat', providers);
 }

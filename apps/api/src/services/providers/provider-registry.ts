@@ -30,8 +30,8 @@ export const DEFAULT_PROVIDER_FACTORIES: Record<ProviderId, ProviderFactory> = {
 
 /** A model name that does not name an offered provider; answered with 422 `validation_failed`. */
 export class ModelNameError extends AppError {
-  constructor(message: string) {
-    super('validation_failed', message, { details: { field: 'model' } });
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('validation_failed', message, { details: { field: 'model', ...details } });
   }
 }
 

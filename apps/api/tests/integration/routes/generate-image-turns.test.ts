@@ -167,6 +167,20 @@ describeEachDatabase('generate_image in a turn', (_kind, current) => {
       expect((await app.fetch(event.url, { user: alice })).status).toBe(404);
   });
 
+  test('GET /api/models lists the image model with kind image; the bare server lists none', async () => {
+    const listed = (await (await app.fetch('/api/models', { user: alice })).json()) as {
+      models: { id: string; provider: string; modelId: string; kind: string }[];
+    };
+    expect(listed.models.filter((model) => model.kind === 'image')).toEqual([
+      { id: 'openai:gpt-image-1', provider: 'openai', modelId: 'gpt-image-1', kind: 'image' },
+    ]);
+    const carol = await bare.signUp();
+    const none = (await (await bare.fetch('/api/models', { user: carol })).json()) as {
+      models: { kind: string }[];
+    };
+    expect(none.models.filter((model) => model.kind === 'image')).toEqual([]);
+  });
+
   test('with no image model configured, generate_image is listed unavailable with the reason and never offered', async () => {
     fake.reset();
     const carol = await bare.signUp();

@@ -13,6 +13,7 @@ import { encodeChatCompletions } from './encode-chat-completions';
 import { encodeGemini } from './encode-gemini';
 import { encodeOpenAIResponses } from './encode-openai-responses';
 import type { FakeProviderKind, FakeTurn, WireFrame } from './fake-turn';
+import { answerModelList, type FakeModelList, isModelListPath } from './model-lists';
 
 export interface RecordedRequest {
   provider: FakeProviderKind;
@@ -36,6 +37,10 @@ export interface FakeProviderServer {
   /** Answers every call to `provider` that the queue does not (used for generated load). */
   respondWith(provider: FakeProviderKind, responder: FakeResponder): void;
   requests(provider?: FakeProviderKind): RecordedRequest[];
+  /** Answers `provider`'s model-list endpoint (until reset); unscripted, it answers 404. */
+  serveModels(provider: FakeProviderKind, list: FakeModelList): void;
+  /** The model-list requests received (each page is one). */
+  modelListRequests(provider?: FakeProviderKind): RecordedRequest[];
   /** Scripted turns not consumed yet. */
   pending(provider: FakeProviderKind): number;
   /** Connections currently open (a hung stream stays open until its client leaves). */
@@ -53,6 +58,18 @@ const ENCODERS: Record<
   anthropic: encodeAnthropic,
   gemini: encodeGemini,
 };
+
+const PROVIDER_PREFIX = /^\/(openai-compatible|openai|anthropic|gemini)(?=\/)/;
+
+/** Each SDK's base URL names its provider (`/openai/v1`, `/anthropic`…), since several share paths. */
+function splitProviderPrefix(pathname: string): { provider?: FakeProviderKind; path: string } {
+  const match = pathname.match(PROVIDER_PREFIX);
+  if (!match) return { path: pathname };
+  return {
+    provider: match[1] as FakeProviderKind,
+    path: pathname.slice((match[0] as string).length),
+  };
+}
 
 function route(path: string): { provider: FakeProviderKind; model?: string } | undefined {
   if (path === '/v1/responses') return { provider: 'openai' };
@@ -130,6 +147,8 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
   const queues = new Map<FakeProviderKind, FakeTurn[]>();
   const responders = new Map<FakeProviderKind, FakeResponder>();
   const recorded: RecordedRequest[] = [];
+  const modelLists = new Map<FakeProviderKind, FakeModelList>();
+  const modelListRecorded: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let counter = 0;
   const nextId = () => ++counter;
@@ -233,13 +252,38 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
       if (colon > 0)
         headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
     }
-    const found = route(url.pathname);
+    const prefixed = splitProviderPrefix(url.pathname);
+    const routed = route(prefixed.path);
+    const found =
+      routed && (!prefixed.provider || prefixed.provider === routed.provider) ? routed : undefined;
     const reply = (status: number, payload: unknown) => {
       const text = JSON.stringify(payload);
       socket.end(
         `HTTP/1.1 ${status} Fake\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
       );
     };
+    if (
+      method === 'GET' &&
+      prefixed.provider &&
+      isModelListPath(prefixed.provider, prefixed.path)
+    ) {
+      const provider = prefixed.provider;
+      const query = Object.fromEntries(url.searchParams);
+      modelListRecorded.push({
+        provider,
+        method,
+        path: prefixed.path,
+        query,
+        headers,
+        body: undefined,
+        model: '',
+      });
+      const answer = answerModelList(provider, modelLists.get(provider), query);
+      if (answer.type === 'hang') return; // the socket stays open until the client goes away
+      if (answer.type === 'json') reply(answer.status, answer.body);
+      else reply(answer.status, errorBody(provider, answer.status, answer.message));
+      return;
+    }
     if (!found || method !== 'POST') {
       reply(404, { error: { message: `fake provider: no route for ${method} ${url.pathname}` } });
       return;
@@ -304,7 +348,9 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
   return {
     url,
     baseUrl: (provider) =>
-      provider === 'openai' || provider === 'openai-compatible' ? `${url}/v1` : url,
+      provider === 'openai' || provider === 'openai-compatible'
+        ? `${url}/${provider}/v1`
+        : `${url}/${provider}`,
     enqueue(provider, ...turns) {
       const queue = queues.get(provider) ?? [];
       queue.push(...turns);
@@ -315,12 +361,19 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
     },
     requests: (provider) =>
       recorded.filter((request) => !provider || request.provider === provider),
+    serveModels(provider, list) {
+      modelLists.set(provider, list);
+    },
+    modelListRequests: (provider) =>
+      modelListRecorded.filter((request) => !provider || request.provider === provider),
     pending: (provider) => queues.get(provider)?.length ?? 0,
     openConnections: () => sockets.size,
     reset() {
       queues.clear();
       responders.clear();
       recorded.length = 0;
+      modelLists.clear();
+      modelListRecorded.length = 0;
     },
     async close() {
       for (const socket of sockets) socket.destroy();

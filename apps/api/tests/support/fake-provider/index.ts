@@ -1,4 +1,5 @@
 /** The fake provider server and its script vocabulary (test support). */
 export * from './fake-provider-server';
 export * from './fake-turn';
+export * from './model-lists';
 export * from './use-fake-provider-server';

@@ -30,6 +30,8 @@ export function useFakeProviderServer(): FakeProviderServer {
     enqueue: (provider, ...turns) => current().enqueue(provider, ...turns),
     respondWith: (provider, responder) => current().respondWith(provider, responder),
     requests: (provider) => current().requests(provider),
+    serveModels: (provider, list) => current().serveModels(provider, list),
+    modelListRequests: (provider) => current().modelListRequests(provider),
     pending: (provider) => current().pending(provider),
     openConnections: () => current().openConnections(),
     reset: () => current().reset(),

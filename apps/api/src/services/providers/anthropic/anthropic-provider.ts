@@ -4,6 +4,7 @@ import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/prov
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
 import { toAnthropicMessages } from './convert-messages';
+import { listAnthropicModels } from './list-models';
 import { parseAnthropicStream } from './parse-stream';
 import { prepareAnthropicTools } from './prepare-tools';
 
@@ -15,6 +16,7 @@ export function createAnthropicProvider(options: ProviderConnectionOptions): Lan
   const client = new Anthropic(sdkClientOptions(options));
   return {
     id: 'anthropic',
+    listModels: (options) => listAnthropicModels(client, options),
     toolRequestFields: (tools, messages) => prepareAnthropicTools(tools, 'auto', messages),
     streamTurn: (request) =>
       streamProviderCall(

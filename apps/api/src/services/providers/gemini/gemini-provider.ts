@@ -8,6 +8,7 @@ import {
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
 import { toGeminiContents } from './convert-messages';
+import { listGeminiModels } from './list-models';
 import { parseGeminiStream } from './parse-stream';
 import { geminiToolRequestFields, prepareGeminiTools } from './prepare-tools';
 
@@ -26,6 +27,7 @@ export function createGeminiProvider(options: ProviderConnectionOptions): Langua
   });
   return {
     id: 'gemini',
+    listModels: (options) => listGeminiModels(client, options),
     toolRequestFields: (tools) => geminiToolRequestFields(tools),
     streamTurn: (request) =>
       streamProviderCall(

@@ -3,6 +3,7 @@
  * `openai` SDK. Serves OpenAI itself, Ollama, vLLM, OpenRouter and the like.
  */
 import OpenAI from 'openai';
+import { listOpenAIModels } from '../shared/list-openai-models';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
@@ -18,6 +19,7 @@ export function createOpenAICompatibleProvider(
   const client = new OpenAI(sdkClientOptions(options));
   return {
     id: 'openai-compatible',
+    listModels: (options) => listOpenAIModels(client, options),
     toolRequestFields: (tools) => prepareChatCompletionsTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(

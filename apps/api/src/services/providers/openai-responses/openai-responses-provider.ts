@@ -1,5 +1,6 @@
 /** The OpenAI Responses adapter: `POST {baseURL}/responses` through the `openai` SDK. */
 import OpenAI from 'openai';
+import { listOpenAIModels } from '../shared/list-openai-models';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
@@ -15,6 +16,7 @@ export function createOpenAIResponsesProvider(
   const client = new OpenAI(sdkClientOptions(options));
   return {
     id: 'openai',
+    listModels: (options) => listOpenAIModels(client, options),
     toolRequestFields: (tools) => prepareResponsesTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(

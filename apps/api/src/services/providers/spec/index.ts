@@ -23,6 +23,11 @@ export type {
   ImageProviderId,
   ImageQuality,
 } from './image-model';
-export type { LanguageModelProvider, ProviderId } from './language-model-provider';
+export type {
+  LanguageModelProvider,
+  ListedModel,
+  ListModelsOptions,
+  ProviderId,
+} from './language-model-provider';
 export type { ProviderRequest, ProviderToolChoice } from './provider-request';
 export type { JsonSchema, JsonSchemaType, ToolDefinition } from './tool-definition';

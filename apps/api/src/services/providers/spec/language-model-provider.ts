@@ -6,8 +6,26 @@ import type { ToolDefinition } from './tool-definition';
 /** The adapters this server has; a model is named `<ProviderId>:<modelId>` (docs/http-api.md#routes). */
 export type ProviderId = 'openai' | 'openai-compatible' | 'anthropic' | 'gemini';
 
+/** One model a provider's own model list names (docs/http-api.md#models). */
+export interface ListedModel {
+  /** The model as the provider names it (the part after `provider:`). */
+  modelId: string;
+  displayName?: string;
+}
+
+export interface ListModelsOptions {
+  /** Stops the listing (the caller's time budget, every page included). */
+  signal?: AbortSignal;
+}
+
 export interface LanguageModelProvider {
   readonly id: ProviderId;
+  /**
+   * The chat models the provider offers, asked of its own model-list endpoint
+   * (every page). Throws what the SDK throws when the provider cannot be asked.
+   * Absent for an adapter whose provider has no model list.
+   */
+  listModels?(options?: ListModelsOptions): Promise<ListedModel[]>;
   /**
    * Runs one model call and streams it as events. The stream never throws: a
    * failure (HTTP error, cut stream, invalid chunk, cancel) is its last event,

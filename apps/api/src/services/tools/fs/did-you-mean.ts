@@ -5,28 +5,11 @@
  */
 import { readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { editDistance } from '../../../edit-distance';
 
 const MAX_SUGGESTIONS = 3;
 /** A huge directory is not worth listing whole for a hint. */
 const MAX_NAMES_SCANNED = 5000;
-
-/** Edit distance between two short strings (names), case-insensitive. */
-function distance(left: string, right: string): number {
-  const a = left.toLowerCase();
-  const b = right.toLowerCase();
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(
-        Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
-}
 
 function stem(name: string): string {
   const extension = path.extname(name);
@@ -37,7 +20,7 @@ function stem(name: string): string {
 function score(wanted: string, candidate: string): number | undefined {
   if (candidate.toLowerCase() === wanted.toLowerCase()) return 0;
   if (stem(candidate) === stem(wanted) && stem(wanted) !== '') return 1;
-  const edits = distance(wanted, candidate);
+  const edits = editDistance(wanted, candidate);
   const budget = Math.max(2, Math.floor(wanted.length / 3));
   if (edits <= budget) return 1 + edits;
   const lowerWanted = wanted.toLowerCase();

@@ -9,6 +9,7 @@ import type { MessagePart } from '@mango/shared';
 import { createChatRepository } from '../../../../src/services/chat/chat-repository';
 import { createChatService } from '../../../../src/services/chat/chat-service';
 import { createDatabaseRunningTurns } from '../../../../src/services/chat/running-turns';
+import { createModelCatalog } from '../../../../src/services/providers/model-catalog';
 import { createProviderRegistry } from '../../../../src/services/providers/provider-registry';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestUser } from '../../../support/test-rows';
@@ -30,6 +31,8 @@ const finishedCall: MessagePart = {
   durationMs: 3,
 };
 
+const noModels = createModelCatalog({ providers: createProviderRegistry({}) });
+
 describeEachDatabase('reading the messages of an interrupted turn', (_kind, current) => {
   test('running while a turn holds the chat, aborted once none does; the stored row is untouched', async () => {
     const { database } = current();
@@ -40,7 +43,7 @@ describeEachDatabase('reading the messages of an interrupted turn', (_kind, curr
       heartbeatMs: 60_000,
       staleAfterMs: 15_000,
     });
-    const service = createChatService({ chats, providers: createProviderRegistry({}), running });
+    const service = createChatService({ chats, models: noModels, running });
     const owner = await insertTestUser(database);
     const chat = await chats.create(owner, {
       title: 'Crash',
@@ -75,7 +78,7 @@ describeEachDatabase('reading the messages of an interrupted turn', (_kind, curr
     expect(await elsewhere.isRunning(chat.id)).toBe(false);
     const otherService = createChatService({
       chats,
-      providers: createProviderRegistry({}),
+      models: noModels,
       running: elsewhere,
     });
     const view = await otherService.messages(owner, chat.id);
