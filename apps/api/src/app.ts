@@ -90,7 +90,12 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   };
   const chatRoutes = createChatRoutes({
     providers,
-    chats: createChatService({ chats: chatRepository, models, running: runningTurns }),
+    chats: createChatService({
+      chats: chatRepository,
+      models,
+      running: runningTurns,
+      images: services.images,
+    }),
     turns: createChatTurnService({
       chats: chatRepository,
       providers,

@@ -1,4 +1,5 @@
 /** Starts the API server with the production dependencies. */
+import { join } from 'node:path';
 import { createApp } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
@@ -9,6 +10,7 @@ import { createLogger } from './logger';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
+import { createDirectoryImageBytes } from './services/images/directory-image-bytes';
 import {
   createImageModelRegistry,
   type ImageModelName,
@@ -81,7 +83,18 @@ async function main(): Promise<void> {
       ? { notOffered: imageModels.unconfigured().map((model) => model.name) }
       : {}),
   });
-  const images = createDatabaseImageStore(database);
+  const images = createDatabaseImageStore(database, Date.now, {
+    ...(config.imageStore === 'directory'
+      ? { bytes: createDirectoryImageBytes(join(config.dataDir, 'images')) }
+      : {}),
+  });
+  if (config.imageStore === 'directory') {
+    const swept = await images.sweep();
+    logger.info('images kept in the data directory', {
+      directory: join(config.dataDir, 'images'),
+      swept,
+    });
+  }
   // The built-ins registered themselves into the default registry on import (services/tools);
   // generate_image needs the image models and the images store, so it is built here.
   defaultToolRegistry.register(createGenerateImageTool({ models: imageModels, images }));

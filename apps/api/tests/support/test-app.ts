@@ -18,6 +18,7 @@ import {
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
 import { createDatabaseImageStore } from '../../src/services/images/database-image-store';
+import { createDirectoryImageBytes } from '../../src/services/images/directory-image-bytes';
 import {
   type ImageModelRegistry,
   imageModelEntries,
@@ -76,6 +77,8 @@ export interface TestAppOptions {
    * are offered with generate_image on them, as the production server does.
    */
   imageModels?: ImageModelRegistry;
+  /** Keep image bytes in this directory instead of the database (`MANGO_IMAGE_STORE=directory`). */
+  imageDirectory?: string;
   /** The model catalog (default: the providers' own lists, nothing configured). */
   models?: ModelCatalog;
   runningTurns?: RunningTurns;
@@ -101,7 +104,9 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     allowSignup: options.allowSignup ?? true,
     logger,
   });
-  const images = createDatabaseImageStore(database, options.now);
+  const images = createDatabaseImageStore(database, options.now, {
+    ...(options.imageDirectory ? { bytes: createDirectoryImageBytes(options.imageDirectory) } : {}),
+  });
   let registry = options.toolRegistry ?? defaultToolRegistry;
   if (options.imageModels && !options.toolRegistry) {
     registry = createToolRegistry();

@@ -10,6 +10,7 @@ describe('loadServerConfig', () => {
       database: { kind: 'sqlite', path: '/srv/mango/data/mango.db' },
       allowSignup: false,
       logLevel: 'info',
+      imageStore: 'database',
     });
   });
 
@@ -24,6 +25,7 @@ describe('loadServerConfig', () => {
         BETTER_AUTH_SECRET: 'x'.repeat(32),
         MANGO_LOG_LEVEL: 'warn',
         MANGO_PUBLIC_URL: 'https://mango.example.com/',
+        MANGO_IMAGE_STORE: 'Directory',
       },
       '/ignored',
     );
@@ -36,6 +38,7 @@ describe('loadServerConfig', () => {
       authSecret: 'x'.repeat(32),
       logLevel: 'warn',
       publicUrl: 'https://mango.example.com',
+      imageStore: 'directory',
     });
   });
 
@@ -50,4 +53,10 @@ describe('loadServerConfig', () => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);
   });
+});
+
+test('MANGO_IMAGE_STORE is database or directory', () => {
+  expect(() => loadServerConfig({ MANGO_IMAGE_STORE: 's3' }, '/srv')).toThrow(
+    'MANGO_IMAGE_STORE must be "database"',
+  );
 });

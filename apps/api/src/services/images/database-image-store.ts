@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { AppDatabase } from '../../db/database';
 import { readTimestamp, writeTimestamp } from '../../db/values';
+import type { ImageBytesStore } from './directory-image-bytes';
 import {
   type ImageMediaType,
   normalizeClaimedMediaType,
@@ -29,6 +30,11 @@ export const DEFAULT_IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
 export interface DatabaseImageStoreOptions {
   /** Bytes of images kept in memory; 0 turns the cache off. */
   cacheBytes?: number;
+  /**
+   * Where the bytes live when not in the row (a directory, for a single
+   * instance); the metadata is in the database either way.
+   */
+  bytes?: ImageBytesStore;
 }
 
 /**
@@ -136,6 +142,7 @@ export function createDatabaseImageStore(
 ): ImageStore {
   const { db } = database;
   const cache = createBytesCache(options.cacheBytes ?? DEFAULT_IMAGE_CACHE_BYTES);
+  const files = options.bytes;
   const selectOwned = (userId: string, imageId: string) =>
     db.selectFrom('generated_images').where('id', '=', imageId).where('user_id', '=', userId);
 
@@ -144,6 +151,8 @@ export function createDatabaseImageStore(
       const mimeType = checkImageBytes(input.bytes, input.mimeType);
       const id = input.id ?? createImageId();
       const sha256 = createHash('sha256').update(input.bytes).digest('hex');
+      // The file first: a row is never without its bytes (a file without a row is swept).
+      await files?.put(input.chatId, id, input.bytes);
       await db
         .insertInto('generated_images')
         .values({
@@ -156,10 +165,14 @@ export function createDatabaseImageStore(
           mime_type: mimeType,
           byte_size: input.bytes.byteLength,
           sha256,
-          data: input.bytes,
+          data: files ? new Uint8Array() : input.bytes,
           created_at: writeTimestamp(now()),
         })
-        .execute();
+        .execute()
+        .catch(async (error: unknown) => {
+          await files?.remove(input.chatId, id);
+          throw error;
+        });
       const saved: SavedImage = {
         id,
         url: imageUrl(id),
@@ -181,6 +194,13 @@ export function createDatabaseImageStore(
         const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
         return row ? { ...toStoredImage(row), bytes: cached } : undefined;
       }
+      if (files) {
+        const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
+        const data = row?.chat_id ? await files.get(row.chat_id, imageId) : undefined;
+        if (!row || !data) return undefined;
+        cache.set(imageId, data);
+        return { ...toStoredImage(row), bytes: data };
+      }
       const row = await selectOwned(userId, imageId)
         .select([...METADATA, 'data'])
         .executeTakeFirst();
@@ -188,6 +208,22 @@ export function createDatabaseImageStore(
       const data = row.data as Uint8Array;
       cache.set(imageId, data);
       return { ...toStoredImage(row), bytes: data };
+    },
+
+    async removeChat(chatId) {
+      await files?.removeChat(chatId);
+    },
+
+    async sweep() {
+      if (!files) return 0;
+      return files.sweep(async (chatId) => {
+        const rows = await db
+          .selectFrom('generated_images')
+          .select('id')
+          .where('chat_id', '=', chatId)
+          .execute();
+        return new Set(rows.map((row) => row.id));
+      });
     },
 
     async listForChat(userId, chatId) {

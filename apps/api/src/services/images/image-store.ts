@@ -56,6 +56,13 @@ export interface ImageStore {
   read(userId: string, imageId: string): Promise<(StoredImage & { bytes: Uint8Array }) | undefined>;
   /** The images of one chat of the user's, oldest first (metadata only). */
   listForChat(userId: string, chatId: string): Promise<StoredImage[]>;
+  /**
+   * Removes what a deleted chat leaves outside the database (its files, when
+   * bytes are kept in a directory); the rows went with the chat.
+   */
+  removeChat(chatId: string): Promise<void>;
+  /** Removes stored bytes whose image row is gone (after a crash); resolves to how many. */
+  sweep(): Promise<number>;
 }
 
 /** The path an image is served at. */

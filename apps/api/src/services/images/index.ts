@@ -1,5 +1,6 @@
 /** The images store (docs/images.md#the-images-store): the contract and its database implementation. */
 export { createDatabaseImageStore, MAX_IMAGE_BYTES } from './database-image-store';
+export { createDirectoryImageBytes, type ImageBytesStore } from './directory-image-bytes';
 export { IMAGE_MEDIA_TYPES, type ImageMediaType, sniffImageMediaType } from './image-media-types';
 export {
   createImageId,

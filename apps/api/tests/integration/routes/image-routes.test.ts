@@ -1,18 +1,36 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createTestPng } from '../../support/images/test-png';
+import { createTempTree, type TempTree } from '../../support/temp-tree';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
-import { describeEachDatabase } from '../../support/test-databases';
+import { describeEachDatabase, type TestDatabase } from '../../support/test-databases';
 
 describeEachDatabase('GET /api/images/:id', (_kind, current) => {
+  for (const bytesIn of ['database', 'directory'] as const)
+    describe(`bytes in the ${bytesIn}`, () => {
+      routeTests(current, bytesIn);
+    });
+});
+
+function routeTests(current: () => TestDatabase, bytesIn: 'database' | 'directory') {
   let app: TestApp;
   let owner: TestUser;
   let stranger: TestUser;
+  let tree: TempTree | undefined;
   beforeAll(async () => {
-    app = startTestApp(current().database);
+    if (bytesIn === 'directory') tree = createTempTree('mango-images');
+    app = startTestApp(
+      current().database,
+      tree ? { imageDirectory: join(tree.root, 'images') } : {},
+    );
     owner = await app.signUp();
     stranger = await app.signUp();
   }, 30_000);
-  afterAll(() => app.stop());
+  afterAll(async () => {
+    await app.stop();
+    tree?.remove();
+  });
 
   const createChat = async (user: TestUser) => {
     const response = await app.fetch('/api/chats', {
@@ -79,8 +97,11 @@ describeEachDatabase('GET /api/images/:id', (_kind, current) => {
       bytes: createTestPng('doomed'),
     });
     expect((await app.fetch(saved.url, { user: owner })).status).toBe(200);
+    const chatFiles = tree ? join(tree.root, 'images', chatId) : undefined;
+    if (chatFiles) expect(readdirSync(chatFiles)).toEqual([saved.id]);
     const deleted = await app.fetch(`/api/chats/${chatId}`, { method: 'DELETE', user: owner });
     expect(deleted.status).toBe(204);
     expect((await app.fetch(saved.url, { user: owner })).status).toBe(404);
+    if (chatFiles) expect(existsSync(chatFiles)).toBe(false);
   });
-});
+}

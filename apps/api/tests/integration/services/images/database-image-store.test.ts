@@ -1,8 +1,15 @@
 import { expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createChatRepository } from '../../../../src/services/chat/chat-repository';
-import { createDatabaseImageStore, ImageStoreError } from '../../../../src/services/images';
+import {
+  createDatabaseImageStore,
+  createDirectoryImageBytes,
+  ImageStoreError,
+} from '../../../../src/services/images';
 import { createTestPng, JPEG_MAGIC } from '../../../support/images/test-png';
+import { createTempTree } from '../../../support/temp-tree';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestChat, insertTestUser } from '../../../support/test-rows';
 
@@ -100,5 +107,51 @@ describeEachDatabase('database image store', (_kind, current) => {
     expect(await chats.delete(owner, doomed)).toBe(true);
     expect(await images.find(owner, gone.id)).toBeUndefined();
     expect(await images.find(owner, stays.id)).toMatchObject({ id: stays.id });
+  });
+});
+
+describeEachDatabase('image store with the bytes in a directory', (_kind, current) => {
+  test('bytes go to <dir>/<chatId>/<imageId>, the row keeps the metadata; removeChat and sweep clean up', async () => {
+    const { database } = current();
+    const tree = createTempTree('mango-image-files');
+    try {
+      const directory = join(tree.root, 'images');
+      const images = createDatabaseImageStore(database, Date.now, {
+        bytes: createDirectoryImageBytes(directory),
+        cacheBytes: 0,
+      });
+      const owner = await insertTestUser(database);
+      const chatId = await insertTestChat(database, owner);
+      const bytes = createTestPng('on disk');
+      const saved = await images.save({ userId: owner, chatId, mimeType: 'image/png', bytes });
+      expect(readFileSync(join(directory, chatId, saved.id)).equals(Buffer.from(bytes))).toBe(true);
+      const row = await database.db
+        .selectFrom('generated_images')
+        .select(['data', 'byte_size'])
+        .where('id', '=', saved.id)
+        .executeTakeFirstOrThrow();
+      expect({ stored: row.data.byteLength, size: Number(row.byte_size) }).toEqual({
+        stored: 0,
+        size: bytes.byteLength,
+      });
+      expect(
+        Buffer.from((await images.read(owner, saved.id))?.bytes ?? []).equals(Buffer.from(bytes)),
+      ).toBe(true);
+
+      // A file whose row is gone (a crash between the two) is swept; the others stay.
+      writeFileSync(join(directory, chatId, 'img_orphan'), 'x');
+      mkdirSync(join(directory, 'chat_gone'));
+      writeFileSync(join(directory, 'chat_gone', 'img_lost'), 'x');
+      expect(await images.sweep()).toBe(2);
+      expect(readdirSync(directory)).toEqual([chatId]);
+      expect(readdirSync(join(directory, chatId))).toEqual([saved.id]);
+
+      await images.removeChat(chatId);
+      expect(existsSync(join(directory, chatId))).toBe(false);
+      // The row without its file reads as absent, never as empty bytes.
+      expect(await images.read(owner, saved.id)).toBeUndefined();
+    } finally {
+      tree.remove();
+    }
   });
 });
