@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       : {}),
   });
   if (config.imageStore === 'directory') {
-    const swept = await images.sweep();
+    const swept = await images.sweep?.();
     logger.info('images kept in the data directory', {
       directory: join(config.dataDir, 'images'),
       swept,

@@ -107,7 +107,7 @@ export function createChatService(deps: {
     },
     async delete(userId, chatId) {
       if (!(await chats.delete(userId, chatId))) throw chatNotFound(chatId);
-      await deps.images?.removeChat(chatId);
+      await deps.images?.removeChat?.(chatId);
     },
     async messages(userId, chatId) {
       await owned(userId, chatId);

@@ -60,9 +60,9 @@ export interface ImageStore {
    * Removes what a deleted chat leaves outside the database (its files, when
    * bytes are kept in a directory); the rows went with the chat.
    */
-  removeChat(chatId: string): Promise<void>;
+  removeChat?(chatId: string): Promise<void>;
   /** Removes stored bytes whose image row is gone (after a crash); resolves to how many. */
-  sweep(): Promise<number>;
+  sweep?(): Promise<number>;
 }
 
 /** The path an image is served at. */
