@@ -18,6 +18,7 @@ import { callTool, say, useFakeProviderServer } from '../../support/fake-provide
 import { readTurnEvents } from '../../support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
+import { waitUntil } from '../../support/wait-until';
 
 const fake = useFakeProviderServer();
 let imagesFake: FakeImageServer;
@@ -165,6 +166,47 @@ describeEachDatabase('generate_image in a turn', (_kind, current) => {
     ).toBe(204);
     for (const event of generated)
       expect((await app.fetch(event.url, { user: alice })).status).toBe(404);
+  });
+
+  test('cancelling the turn mid-image aborts the request in flight and keeps the finished image', async () => {
+    fake.reset();
+    imagesFake.reset();
+    imagesFake.enqueue('openai', { kind: 'image' }, { kind: 'hang' });
+    const chat = (await (
+      await post(app, '/api/chats', alice, { model: 'openai:gpt-5' })
+    ).json()) as Chat;
+    fake.enqueue('openai', callTool('generate_image', { prompt: 'a slow pair', count: 2 }));
+    const reading = readTurnEvents(
+      await post(app, `/api/chats/${chat.id}/turns`, alice, { content: 'Draw two.' }),
+    );
+    expect(await waitUntil(() => imagesFake.requests('openai').length === 2)).toBe(true);
+    const cancel = await post(app, `/api/chats/${chat.id}/turns/cancel`, alice, {});
+    expect(await cancel.json()).toEqual({ cancelled: true });
+    const events = await reading;
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
+    await imagesFake.requests('openai')[1]?.abortedSignal;
+    expect(imagesFake.requests('openai')[1]?.aborted).toBe(true);
+    const generated = events.filter((event) => event.type === 'image_generated');
+    expect(generated).toHaveLength(1);
+    expect(events.find((event) => event.type === 'image_failed')).toMatchObject({
+      index: 1,
+      code: 'aborted',
+    });
+
+    const { messages } = (await (
+      await app.fetch(`/api/chats/${chat.id}/messages`, { user: alice })
+    ).json()) as { messages: ChatMessage[] };
+    const assistant = messages.find((message) => message.role === 'assistant');
+    expect(assistant?.parts.map((part) => part.type)).toEqual(['tool_call', 'image']);
+    const result = messages.find((message) => message.role === 'tool')?.parts[0] as {
+      content: string;
+    };
+    expect(JSON.parse(result.content)).toMatchObject({
+      count: 1,
+      errors: [{ index: 1, code: 'aborted' }],
+    });
+    const url = (generated[0] as { url: string }).url;
+    expect((await app.fetch(url, { user: alice })).status).toBe(200);
   });
 
   test('GET /api/models lists the image model with kind image; the bare server lists none', async () => {
