@@ -88,6 +88,21 @@ function readErrorType(error: object): string | undefined {
   return candidates.find((value): value is string => typeof value === 'string');
 }
 
+/** Bun's fetch reports a refused or unresolvable address as a plain TypeError with these words. */
+const CONNECT_PATTERN =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|unable to connect/i;
+
+/**
+ * The error's class name: the `openai` SDK leaves `name` as "Error" on its
+ * connection and timeout errors, so the constructor's name is read too.
+ */
+function errorName(error: object): string | undefined {
+  const name = (error as { name?: unknown }).name;
+  if (typeof name === 'string' && name !== 'Error') return name;
+  const constructorName = error.constructor?.name;
+  return typeof constructorName === 'string' ? constructorName : undefined;
+}
+
 const CUT_PATTERN =
   /terminated|socket|ECONNRESET|closed unexpectedly|premature|incomplete json segment|other side closed|network/i;
 
@@ -108,10 +123,13 @@ export function toProviderErrorEvent(
   if (status !== undefined) {
     return say(codeForStatus(status), `the provider answered HTTP ${status} (${detail}).`, status);
   }
-  const name = (error as { name?: unknown }).name;
+  const name = errorName(error);
   if (typeof name === 'string' && /timeout/i.test(name))
     return say('provider_timeout', `the request timed out (${detail}).`);
-  if (typeof name === 'string' && /connection/i.test(name) && !CUT_PATTERN.test(detail))
+  if (
+    (typeof name === 'string' && /connection/i.test(name) && !CUT_PATTERN.test(detail)) ||
+    CONNECT_PATTERN.test(detail)
+  )
     return say('connection_failed', `could not connect (${detail}).`);
   const type = readErrorType(error);
   const typed = type ? codeForErrorType(type) : undefined;
