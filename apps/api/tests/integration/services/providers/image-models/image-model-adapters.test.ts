@@ -4,6 +4,7 @@
  * refusal.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { createServer } from 'node:net';
 import { createGeminiImageModel } from '../../../../../src/services/providers/gemini-images/gemini-image-model';
 import { createOpenAIImageModel } from '../../../../../src/services/providers/openai-images/openai-image-model';
 import type { ImageGenerationError } from '../../../../../src/services/providers/shared/image-generation-error';
@@ -185,4 +186,29 @@ describe('Gemini image adapter', () => {
     await fake.requests('gemini')[1]?.abortedSignal;
     expect(fake.requests('gemini')[1]?.aborted).toBe(true);
   });
+});
+
+test('a refused connection is connection_failed (retryable) for both image adapters', async () => {
+  // A port that was just free: nothing listens there.
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as { port: number };
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  const closed = `http://127.0.0.1:${port}`;
+  for (const model of [
+    createOpenAIImageModel({
+      provider: 'openai',
+      modelId: 'gpt-image-1',
+      apiKey: 'k',
+      baseURL: `${closed}/v1`,
+    }),
+    createGeminiImageModel({ modelId: 'gemini-2.5-flash-image', apiKey: 'k', baseURL: closed }),
+  ]) {
+    const error = await failure(model.generate(request()));
+    expect({ name: model.name, code: error.code, retryable: error.retryable }).toEqual({
+      name: model.name,
+      code: 'connection_failed',
+      retryable: true,
+    });
+  }
 });
