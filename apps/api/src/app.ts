@@ -13,6 +13,7 @@ import { createAdminRoutes } from './routes/admin';
 import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
+import { createImageRoutes } from './routes/image-routes';
 import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
@@ -30,6 +31,8 @@ import type { RunningTurns } from './services/chat/running-turns';
 import { createTurnEventLog } from './services/chat/turn-events/turn-event-log';
 import { createTurnEventStore } from './services/chat/turn-events/turn-event-store';
 import { type TurnLimits, withTurnRateLimit } from './services/chat/turn-rate-limit';
+import { createDatabaseImageStore } from './services/images/database-image-store';
+import type { ImageStore } from './services/images/image-store';
 import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
@@ -60,6 +63,8 @@ export interface AppDependencies {
   protectedPaths?: readonly string[];
   /** Time limits of a turn (docs/chat-turns.md#time-limits); the defaults without. */
   turnTimeLimits?: { turnTimeoutMs?: number; providerIdleTimeoutMs?: number };
+  /** Where images are kept (default: the database, so every instance serves them). */
+  images?: ImageStore;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -72,6 +77,7 @@ export interface AppServices {
   /** Turns; `turns.shutdown()` ends this instance's running turns (at shutdown). */
   turns: ChatTurnService;
   capabilities: ChatCapabilitiesService;
+  images: ImageStore;
 }
 
 export function createAppServices(deps: AppDependencies): AppServices {
@@ -84,6 +90,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     changes: database.changes,
   });
   const chatRepository = createChatRepository(database, now);
+  const images = deps.images ?? createDatabaseImageStore(database, now);
   const tools: ChatToolsDeps = {
     catalog: deps.tools,
     loadSavedToolSettings: (userId) => toolSettings.loadSavedToolSettings(userId),
@@ -99,7 +106,12 @@ export function createAppServices(deps: AppDependencies): AppServices {
   });
   return {
     toolSettings,
-    chats: createChatService({ chats: chatRepository, models: deps.models, running: runningTurns }),
+    chats: createChatService({
+      chats: chatRepository,
+      models: deps.models,
+      running: runningTurns,
+      images,
+    }),
     turns: createChatTurnService({
       chats: chatRepository,
       providers,
@@ -115,6 +127,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
       logger,
     }),
     capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
+    images,
   };
 }
 
@@ -168,6 +181,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     )
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(createImageRoutes(services.images))
     .use(createModelRoutes(deps.models))
     .use(
       createAdminRoutes({

@@ -36,7 +36,12 @@ export interface ServerConfig {
   trustedProxies: string[];
   /** Per-user turn limits. */
   turnLimits: TurnLimits;
+  /** Where image bytes live: in the database (every instance serves them) or `<dataDir>/images`. */
+  imageStore: ImageStoreKind;
 }
+
+export const IMAGE_STORE_KINDS = ['database', 'directory'] as const;
+export type ImageStoreKind = (typeof IMAGE_STORE_KINDS)[number];
 
 /** An environment variable of the server's own settings is invalid. */
 export class ConfigError extends ConfigurationError {}
@@ -148,6 +153,16 @@ function readLogLevel(raw: string | undefined): LogLevel {
   return value;
 }
 
+function readImageStore(raw: string | undefined): ImageStoreKind {
+  const value = raw?.trim().toLowerCase();
+  if (!value) return 'database';
+  if (!(IMAGE_STORE_KINDS as readonly string[]).includes(value))
+    throw new ConfigError(
+      `MANGO_IMAGE_STORE must be "database" (the default: every instance serves every image) or "directory" (files in the data directory, for a single instance); got "${raw}".`,
+    );
+  return value as ImageStoreKind;
+}
+
 function readPublicUrl(raw: string | undefined): string | undefined {
   const value = raw?.trim();
   if (!value) return undefined;
@@ -217,5 +232,6 @@ export function loadServerConfig(
         DEFAULT_TURN_LIMITS.concurrent,
       ),
     },
+    imageStore: readImageStore(env.MANGO_IMAGE_STORE),
   };
 }

@@ -1,4 +1,5 @@
 /** Starts the API server with the production dependencies. */
+import { join } from 'node:path';
 import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
@@ -8,6 +9,14 @@ import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
+import { createDatabaseImageStore } from './services/images/database-image-store';
+import { createDirectoryImageBytes } from './services/images/directory-image-bytes';
+import {
+  createImageModelRegistry,
+  type ImageModelName,
+  imageModelEntries,
+  loadImageModelNames,
+} from './services/providers/image-model-registry';
 import { createModelCatalog } from './services/providers/model-catalog';
 import {
   loadConfiguredModels,
@@ -15,17 +24,24 @@ import {
   ProviderConfigError,
 } from './services/providers/provider-config';
 import { createProviderRegistry } from './services/providers/provider-registry';
-import { createBuiltinToolSource, createToolCatalog, defaultToolRegistry } from './services/tools';
+import {
+  createBuiltinToolSource,
+  createGenerateImageTool,
+  createToolCatalog,
+  defaultToolRegistry,
+} from './services/tools';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
   let providersConfig: ReturnType<typeof loadProvidersConfig>;
   let configuredModels: ReturnType<typeof loadConfiguredModels>;
+  let imageModelNames: ImageModelName[];
   try {
     config = loadServerConfig();
     providersConfig = loadProvidersConfig();
     configuredModels = loadConfiguredModels(providersConfig);
+    imageModelNames = loadImageModelNames();
     authSecret = resolveAuthSecret(config.authSecret, config.dataDir);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ProviderConfigError) {
@@ -55,7 +71,13 @@ async function main(): Promise<void> {
   });
   const providers = createProviderRegistry(providersConfig);
   logger.info('model providers', { offered: providers.offered() });
-  const models = createModelCatalog({ providers, additional: configuredModels, logger });
+  const imageModels = createImageModelRegistry(imageModelNames, providersConfig);
+  const models = createModelCatalog({
+    providers,
+    // Image models are listed with kind `image` beside the chat models.
+    additional: [...configuredModels, ...imageModelEntries(imageModels)],
+    logger,
+  });
   const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
   // Chats this instance held when it last stopped without freeing them (a crash) are free now.
   const released = await runningTurns.releaseLeftovers();
@@ -64,7 +86,27 @@ async function main(): Promise<void> {
       instanceId: config.instanceId,
       chats: released,
     });
-  // The built-ins registered themselves into the default registry on import (services/tools).
+  logger.info('image models', {
+    offered: imageModels.list().map((model) => model.name),
+    ...(imageModels.unconfigured().length > 0
+      ? { notOffered: imageModels.unconfigured().map((model) => model.name) }
+      : {}),
+  });
+  const images = createDatabaseImageStore(database, Date.now, {
+    ...(config.imageStore === 'directory'
+      ? { bytes: createDirectoryImageBytes(join(config.dataDir, 'images')) }
+      : {}),
+  });
+  if (config.imageStore === 'directory') {
+    const swept = await images.sweep?.();
+    logger.info('images kept in the data directory', {
+      directory: join(config.dataDir, 'images'),
+      swept,
+    });
+  }
+  // The built-ins registered themselves into the default registry on import (services/tools);
+  // generate_image needs the image models and the images store, so it is built here.
+  defaultToolRegistry.register(createGenerateImageTool({ models: imageModels, images }));
   const tools = createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]);
   const deps: AppDependencies = {
     database,
@@ -74,6 +116,7 @@ async function main(): Promise<void> {
     models,
     runningTurns,
     turnLimits: config.turnLimits,
+    images,
     // No tool may read or change the server's own files (database, auth secret, images).
     protectedPaths: [config.dataDir],
     turnTimeLimits: {

@@ -176,15 +176,21 @@ export interface McpServersTable {
   updated_at: Timestamp;
 }
 
+/** The images store (docs/images.md#the-images-store); a chat's images go with the chat. */
 export interface GeneratedImagesTable {
   id: string;
+  /** The owner: the only user `GET /api/images/:id` serves the image to. */
   user_id: string;
   chat_id: string | null;
+  /** The tool call that produced it (its assistant message holds that `tool_call` part). */
   tool_call_id: string | null;
   prompt: string | null;
+  /** `provider:modelId` of the image model, when a model made it. */
   model: string | null;
   mime_type: string;
   byte_size: number;
+  /** Hex sha256 of the bytes (the ETag). */
+  sha256: string;
   /** The image bytes, so every API instance can serve them. */
   data: Uint8Array;
   created_at: Timestamp;

@@ -125,6 +125,7 @@ describe('docs: the configuration table', () => {
     for (const file of [
       'apps/api/src/config.ts',
       'apps/api/src/services/providers/provider-config.ts',
+      'apps/api/src/services/providers/image-model-registry.ts',
     ]) {
       const source = readDoc(file);
       for (const [, name] of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g))

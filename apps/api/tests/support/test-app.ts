@@ -18,6 +18,12 @@ import {
   type RunningTurns,
 } from '../../src/services/chat/running-turns';
 import type { TurnLimits } from '../../src/services/chat/turn-rate-limit';
+import { createDatabaseImageStore } from '../../src/services/images/database-image-store';
+import { createDirectoryImageBytes } from '../../src/services/images/directory-image-bytes';
+import {
+  type ImageModelRegistry,
+  imageModelEntries,
+} from '../../src/services/providers/image-model-registry';
 import { createModelCatalog, type ModelCatalog } from '../../src/services/providers/model-catalog';
 import {
   createProviderRegistry,
@@ -25,7 +31,9 @@ import {
 } from '../../src/services/providers/provider-registry';
 import {
   createBuiltinToolSource,
+  createGenerateImageTool,
   createToolCatalog,
+  createToolRegistry,
   defaultToolRegistry,
   type ToolRegistry,
   type ToolSource,
@@ -65,6 +73,13 @@ export interface TestAppOptions {
   /** The server's idle timeout for ordinary requests (production's by default). */
   idleTimeoutSeconds?: number;
   providers?: ProviderRegistry;
+  /**
+   * The image models offered; when given (and no `toolRegistry`), the built-ins
+   * are offered with generate_image on them, as the production server does.
+   */
+  imageModels?: ImageModelRegistry;
+  /** Keep image bytes in this directory instead of the database (`MANGO_IMAGE_STORE=directory`). */
+  imageDirectory?: string;
   /** The model catalog (default: the providers' own lists, nothing configured). */
   models?: ModelCatalog;
   runningTurns?: RunningTurns;
@@ -99,19 +114,27 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     attemptsPerMinute: options.authAttemptsPerMinute ?? 100_000,
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
   });
+  const images = createDatabaseImageStore(database, options.now, {
+    ...(options.imageDirectory ? { bytes: createDirectoryImageBytes(options.imageDirectory) } : {}),
+  });
+  let registry = options.toolRegistry ?? defaultToolRegistry;
+  if (options.imageModels && !options.toolRegistry) {
+    registry = createToolRegistry();
+    for (const tool of defaultToolRegistry.list()) registry.register(tool);
+    registry.register(createGenerateImageTool({ models: options.imageModels, images }));
+  }
   const deps: AppDependencies = {
     database,
     auth,
+    images,
     logger,
-    tools: createToolCatalog([
-      createBuiltinToolSource(options.toolRegistry ?? defaultToolRegistry),
-      ...(options.toolSources ?? []),
-    ]),
+    tools: createToolCatalog([createBuiltinToolSource(registry), ...(options.toolSources ?? [])]),
     providers,
     models:
       options.models ??
       createModelCatalog({
         providers,
+        ...(options.imageModels ? { additional: imageModelEntries(options.imageModels) } : {}),
         logger,
         ...(options.now ? { now: options.now } : {}),
       }),

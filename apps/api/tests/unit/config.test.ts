@@ -17,6 +17,7 @@ describe('loadServerConfig', () => {
       authAttemptsPerMinute: 10,
       trustedProxies: [],
       turnLimits: { startsPerMinute: 30, concurrent: 3 },
+      imageStore: 'database',
     });
   });
 
@@ -38,6 +39,7 @@ describe('loadServerConfig', () => {
         MANGO_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
         MANGO_TURNS_PER_MINUTE: '5',
         MANGO_CONCURRENT_TURNS: '1',
+        MANGO_IMAGE_STORE: 'Directory',
       },
       '/ignored',
     );
@@ -56,6 +58,7 @@ describe('loadServerConfig', () => {
       authAttemptsPerMinute: 0,
       trustedProxies: ['10.0.0.0/8', '::1'],
       turnLimits: { startsPerMinute: 5, concurrent: 1 },
+      imageStore: 'directory',
     });
   });
 
@@ -77,4 +80,10 @@ describe('loadServerConfig', () => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);
   });
+});
+
+test('MANGO_IMAGE_STORE is database or directory', () => {
+  expect(() => loadServerConfig({ MANGO_IMAGE_STORE: 's3' }, '/srv')).toThrow(
+    'MANGO_IMAGE_STORE must be "database"',
+  );
 });

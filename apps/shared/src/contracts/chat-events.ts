@@ -169,6 +169,36 @@ export const ToolCallProgressEvent = Type.Object({
 });
 export type ToolCallProgressEvent = Static<typeof ToolCallProgressEvent>;
 
+/**
+ * A running call attached an image it stored (generate_image: one image done;
+ * an MCP tool's image result): shown at once, and kept as an `image` part
+ * after the call's `tool_call` part. Only between the call's
+ * `tool_call_completed` and its `tool_result`.
+ */
+export const ImageGeneratedEvent = Type.Object({
+  type: Type.Literal('image_generated'),
+  toolCallId: Type.String(),
+  name: Type.String(),
+  /** Its position among the call's images (0-based). */
+  index: Type.Integer({ minimum: 0 }),
+  imageId: Type.String(),
+  /** `/api/images/:id`. */
+  url: Type.String(),
+  mediaType: Type.String(),
+});
+export type ImageGeneratedEvent = Static<typeof ImageGeneratedEvent>;
+
+/** One image of a running call could not be made (the call goes on with the others). */
+export const ImageFailedEvent = Type.Object({
+  type: Type.Literal('image_failed'),
+  toolCallId: Type.String(),
+  name: Type.String(),
+  index: Type.Integer({ minimum: 0 }),
+  code: ErrorCode,
+  message: Type.String(),
+});
+export type ImageFailedEvent = Static<typeof ImageFailedEvent>;
+
 /** The loop reached `maxIterations`; the model was asked for a final answer without tools. */
 export const IterationLimitEvent = Type.Object({
   type: Type.Literal('iteration_limit'),
@@ -225,6 +255,8 @@ export const TurnStreamEvent = Type.Union([
   TurnCompletedEvent,
   ErrorEvent,
   ToolCallProgressEvent,
+  ImageGeneratedEvent,
+  ImageFailedEvent,
   ToolResultEvent,
   IterationLimitEvent,
   DoneEvent,

@@ -34,6 +34,13 @@ export const ImagePart = Type.Object({
   url: Type.String(),
   mediaType: Type.Optional(Type.String()),
   alt: Type.Optional(Type.String()),
+  /** The stored image's id, for an image in the images store. */
+  imageId: Type.Optional(Type.String()),
+  /**
+   * Set on an image a tool attached (it follows that call's `tool_call` part).
+   * Such an image is not replayed to a model: the call's result carries its reference.
+   */
+  toolCallId: Type.Optional(Type.String()),
 });
 export type ImagePart = Static<typeof ImagePart>;
 

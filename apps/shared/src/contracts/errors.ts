@@ -190,6 +190,18 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'The model provider failed in a way none of the codes above describe.',
   },
+  content_policy_violation: {
+    status: 422,
+    retryable: false,
+    meaning:
+      'The model provider’s safety system refused the prompt or what it produced (OpenAI `moderation_blocked`, Gemini `IMAGE_SAFETY`): change the request rather than sending it again.',
+  },
+  quota_exceeded: {
+    status: 429,
+    retryable: false,
+    meaning:
+      'The model provider’s account is out of quota or credit (OpenAI `insufficient_quota`): the operator must add credit; trying again does not help.',
+  },
   upstream_error: {
     status: 502,
     retryable: true,

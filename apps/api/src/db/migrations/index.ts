@@ -10,6 +10,7 @@ import { createApplicationMigration } from './0002-application';
 import { createChatTurnsMigration } from './0003-chat-turns';
 import { createTurnEventsMigration } from './0004-turn-events';
 import { createLimitsAndAdministrationMigration } from './0005-limits-and-administration';
+import { createGeneratedImagesMigration } from './0008-generated-images';
 
 export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
   const types = getColumnTypes(kind);
@@ -19,6 +20,7 @@ export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
     '0003-chat-turns': createChatTurnsMigration(types),
     '0004-turn-events': createTurnEventsMigration(types),
     '0005-limits-and-administration': createLimitsAndAdministrationMigration(types),
+    '0008-generated-images': createGeneratedImagesMigration(types),
   };
 }
 

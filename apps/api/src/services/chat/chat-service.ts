@@ -3,8 +3,10 @@
  * delete the caller's own chats and read their messages. Another user's chat
  * answers exactly like a chat that does not exist (404).
  */
+
 import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/shared';
 import { ApiError } from '../../errors';
+import type { ImageStore } from '../images/image-store';
 import type { ModelCatalog } from '../providers/model-catalog';
 import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
 import type { RunningTurns } from './running-turns';
@@ -59,6 +61,8 @@ export function createChatService(deps: {
   models: ModelCatalog;
   /** Tells a crashed turn's calls (shown `aborted`) from a running turn's (shown `running`). */
   running?: RunningTurns;
+  /** Removes what a deleted chat's images leave outside the database (their files). */
+  images?: Pick<ImageStore, 'removeChat'>;
 }): ChatService {
   const { chats, models, running } = deps;
   const owned = async (userId: string, chatId: string) => {
@@ -103,6 +107,7 @@ export function createChatService(deps: {
     },
     async delete(userId, chatId) {
       if (!(await chats.delete(userId, chatId))) throw chatNotFound(chatId);
+      await deps.images?.removeChat?.(chatId);
     },
     async messages(userId, chatId) {
       await owned(userId, chatId);

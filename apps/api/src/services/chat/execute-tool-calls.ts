@@ -4,9 +4,15 @@
  * when its arguments are not JSON (not executed: `validation_failed`), when it
  * fails, times out or is cancelled. The call's part is updated with its status,
  * error code and duration; a `tool_result` event is emitted as each finishes,
- * after the `tool_call_progress` events the tool reported while it ran.
+ * after the `tool_call_progress` events the tool reported while it ran and the
+ * attachments it handed over (docs/tool-system.md#attachments): each is streamed
+ * as it comes (`image_generated`, `image_failed`) and an image becomes an
+ * `image` part through `onImagePart`, whether the call then succeeds or not.
  */
 import type {
+  ImageFailedEvent,
+  ImageGeneratedEvent,
+  ImagePart,
   ToolCallPart,
   ToolCallProgressEvent,
   ToolResultEvent,
@@ -14,6 +20,7 @@ import type {
 } from '@mango/shared';
 import type { AppError } from '../../errors';
 import { asToolError, ToolAbortedError } from '../tools/errors';
+import { splitToolResult, type ToolAttachment } from '../tools/tool-attachments';
 import { createToolProgressForwarder } from './tool-call-progress';
 import {
   errorResultContent,
@@ -22,11 +29,71 @@ import {
 } from './tool-call-results';
 import type { TurnToolset } from './turn-toolset';
 
+export type ToolCallEvent =
+  | ToolResultEvent
+  | ToolCallProgressEvent
+  | ImageGeneratedEvent
+  | ImageFailedEvent;
+
 export interface ExecuteToolCallsOptions {
   toolset: TurnToolset;
   signal: AbortSignal;
-  emit: (event: ToolResultEvent | ToolCallProgressEvent) => void;
+  emit: (event: ToolCallEvent) => void;
+  /** An image a call attached, as the part to keep after the call's `tool_call` part. */
+  onImagePart?: (call: ToolCallPart, part: ImagePart) => void;
   now: () => number;
+}
+
+interface AttachmentCollector {
+  attach(attachment: ToolAttachment): void;
+  /** The call has ended: later attachments are dropped. */
+  close(): void;
+}
+
+/** A call's attachments: each streamed once (by image id or failed index) and kept as a part. */
+function collectAttachments(
+  call: ToolCallPart,
+  options: ExecuteToolCallsOptions,
+): AttachmentCollector {
+  let open = true;
+  const seen = new Set<string>();
+  return {
+    attach(attachment) {
+      if (!open) return;
+      const key =
+        attachment.type === 'image' ? `image:${attachment.imageId}` : `failed:${attachment.index}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      const base = { toolCallId: call.toolCallId, name: call.name, index: attachment.index };
+      if (attachment.type === 'image_failed') {
+        options.emit({
+          type: 'image_failed',
+          ...base,
+          code: attachment.code,
+          message: attachment.message,
+        });
+        return;
+      }
+      options.onImagePart?.(call, {
+        type: 'image',
+        url: attachment.url,
+        mediaType: attachment.mediaType,
+        ...(attachment.alt ? { alt: attachment.alt } : {}),
+        imageId: attachment.imageId,
+        toolCallId: call.toolCallId,
+      });
+      options.emit({
+        type: 'image_generated',
+        ...base,
+        imageId: attachment.imageId,
+        url: attachment.url,
+        mediaType: attachment.mediaType,
+      });
+    },
+    close() {
+      open = false;
+    },
+  };
 }
 
 /** Records a call's outcome on its part and as a result part and event. */
@@ -76,20 +143,25 @@ async function runOne(
     );
   const started = now();
   const progress = createToolProgressForwarder(call, emit);
+  const attachments = collectAttachments(call, options);
   let outcome: { value: unknown } | { error: unknown };
   try {
-    outcome = {
-      value: await toolset.execute(
+    const result = splitToolResult(
+      await toolset.execute(
         { toolCallId: call.toolCallId, name: call.name, args: parsed.value },
         signal,
         progress.report,
+        attachments.attach,
       ),
-    };
+    );
+    for (const attachment of result.attachments) attachments.attach(attachment);
+    outcome = { value: result.value };
   } catch (error) {
     outcome = { error };
   } finally {
-    // Closed before the result is emitted: no progress of this call may follow its result.
+    // Closed before the result is emitted: no progress or attachment may follow its result.
     progress.close();
+    attachments.close();
   }
   // Whole milliseconds: sub-millisecond digits are noise to every reader of the figure.
   const elapsed = Math.max(0, Math.round(now() - started));

@@ -13,8 +13,10 @@
  */
 
 import type {
+  AssistantMessagePart,
   ConversationMessage,
   ErrorEvent,
+  ImagePart,
   ToolCallPart,
   ToolResultPart,
   TurnStatus,
@@ -77,6 +79,29 @@ export function resolveMaxIterations(value: number | undefined): number {
       'maxIterations',
     );
   return value;
+}
+
+/**
+ * Keeps an image a call attached in the step's message: after the call's
+ * `tool_call` part and the images it attached before (docs/tool-system.md#attachments).
+ */
+export function insertImagePart(
+  parts: AssistantMessagePart[],
+  call: ToolCallPart,
+  image: ImagePart,
+): void {
+  let at = parts.indexOf(call);
+  if (at === -1) {
+    parts.push(image);
+    return;
+  }
+  at++;
+  while (at < parts.length) {
+    const next = parts[at] as AssistantMessagePart;
+    if (next.type !== 'image' || next.toolCallId !== call.toolCallId) break;
+    at++;
+  }
+  parts.splice(at, 0, image);
 }
 
 const notRun = (why: string) => ({
@@ -153,6 +178,7 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
       toolset: options.toolset,
       signal,
       emit,
+      onImagePart: (call, image) => insertImagePart(step.parts, call, image),
       now,
     });
     record({ role: 'tool', parts: results });

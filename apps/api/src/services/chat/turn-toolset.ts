@@ -11,7 +11,7 @@ import { ToolUnavailableError, UnknownToolError } from '../tools/errors';
 import { runWithToolBudget, toolDisabledError } from '../tools/execute';
 import { getToolDefinition } from '../tools/settings-policy';
 import type { ToolCatalogListing } from '../tools/sources/tool-catalog';
-import type { ToolCallContext, ToolProgressEvent } from '../tools/types';
+import type { ToolAttachment, ToolCallContext, ToolProgressEvent } from '../tools/types';
 
 export interface ToolCallRequest {
   toolCallId: string;
@@ -25,12 +25,14 @@ export interface TurnToolset {
   /**
    * Resolves to the tool's result; rejects with a `ToolError` (anything else
    * counts as `execution_failed`). `onProgress` receives what the tool reports
-   * while it runs (its `ToolContext.emit`).
+   * while it runs (its `ToolContext.emit`), `onAttachment` what it attaches
+   * (its `ToolContext.attach`).
    */
   execute(
     call: ToolCallRequest,
     signal: AbortSignal,
     onProgress?: (event: ToolProgressEvent) => void,
+    onAttachment?: (attachment: ToolAttachment) => void,
   ): Promise<unknown>;
   /** Tools whose calls within one step run one at a time rather than concurrently. */
   runsAlone?(name: string): boolean;
@@ -47,7 +49,7 @@ export function createTurnToolset(
       const { name, description, parameters } = getToolDefinition(listed.tool, listed.settings);
       return { name, description, parameters };
     }),
-    async execute(call, signal, onProgress) {
+    async execute(call, signal, onProgress, onAttachment) {
       const listed = listing.get(call.name);
       if (!listed) {
         const names = enabled.map((tool) => tool.tool.definition.name);
@@ -64,7 +66,13 @@ export function createTurnToolset(
       return runWithToolBudget(
         listed.tool,
         listed.settings.parameters,
-        { ...context, signal, ...(onProgress ? { emit: onProgress } : {}) },
+        {
+          ...context,
+          signal,
+          toolCallId: call.toolCallId,
+          ...(onProgress ? { emit: onProgress } : {}),
+          ...(onAttachment ? { attach: onAttachment } : {}),
+        },
         (toolContext) => listed.source.execute(listed, call.args, toolContext),
       );
     },

@@ -23,6 +23,8 @@ import {
 import type { RegisteredTool, StoredToolSettings, ToolCallContext, ToolContext } from './types';
 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
+/** How long a tool that settles on abort (`RegisteredTool.settlesOnAbort`) may take to answer after it. */
+export const SETTLE_GRACE_MS = 2_000;
 
 export interface ExecuteToolOptions {
   registry?: ToolRegistry;
@@ -67,6 +69,8 @@ function abortedBy(signal: AbortSignal | undefined, toolName: string): ToolAbort
  * failure that arrives later is dropped; anything thrown that is not a
  * `ToolError` becomes `execution_failed`. Every tool source runs its calls
  * through this, so the budget and the cancel mean the same for all of them.
+ * A tool that settles on abort (generate_image) is the exception: it answers
+ * promptly with its partial result, which is waited for (`SETTLE_GRACE_MS`).
  */
 export async function runWithToolBudget(
   tool: RegisteredTool,
@@ -84,10 +88,13 @@ export async function runWithToolBudget(
   const race = new Promise<never>((_, reject) => {
     rejectRace = reject;
   });
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
   const stop = (error: ToolError) => {
     if (controller.signal.aborted) return;
     controller.abort(error);
-    rejectRace(error);
+    // A tool that settles on abort answers with what it has; it gets a moment to do so.
+    if (tool.settlesOnAbort) graceTimer = setTimeout(() => rejectRace(error), SETTLE_GRACE_MS);
+    else rejectRace(error);
   };
   const timer = setTimeout(
     () =>
@@ -115,6 +122,7 @@ export async function runWithToolBudget(
     throw asToolError(error, name);
   } finally {
     clearTimeout(timer);
+    clearTimeout(graceTimer);
     parent?.removeEventListener('abort', onParentAbort);
   }
 }

@@ -14,6 +14,13 @@ import './builtin/edit-file';
 export { createKeyedMutex } from '../../keyed-mutex';
 export { parseToolArguments, requireNonBlank } from './arg-parsing';
 export {
+  createGenerateImageTool,
+  createGenerateImageToolPlan,
+  GENERATE_IMAGE_TOOL_NAME,
+  type GenerateImageToolDeps,
+  NO_IMAGE_MODEL_REASON,
+} from './builtin/generate-image';
+export {
   buildShellTool,
   registerAvailableShellTools,
   runShellCommand,
@@ -25,6 +32,7 @@ export {
   executeTool,
   getToolTimeoutMs,
   runWithToolBudget,
+  SETTLE_GRACE_MS,
 } from './execute';
 export { createDatabaseFreshnessLedger } from './freshness/database-freshness-ledger';
 export { createMemoryFreshnessLedger } from './freshness/memory-freshness-ledger';
@@ -76,6 +84,12 @@ export {
   type ToolSourceInfo,
   type ToolState,
 } from './sources/tool-source';
+export {
+  splitToolResult,
+  type ToolAttachment,
+  ToolResultWithAttachments,
+  withAttachments,
+} from './tool-attachments';
 export {
   createToolSettingsRepository,
   type ToolSettingsRepository,

@@ -12,6 +12,7 @@ import type {
   ToolProgress,
 } from '@mango/shared';
 import type { ToolDefinition } from '../providers/spec';
+import type { ToolAttachment } from './tool-attachments';
 
 // Declared once, in the provider contract: a definition is what the model sees,
 // and the tool layer hands the same objects to the adapters.
@@ -105,6 +106,8 @@ export interface FileFreshnessLedger {
  */
 export type ToolProgressEvent = ToolProgress;
 
+export type { ToolAttachment, ToolImageAttachment, ToolImageFailure } from './tool-attachments';
+
 /** What an executor receives (docs/tool-system.md#core-types). */
 export interface ToolContext {
   userId: string;
@@ -120,6 +123,14 @@ export interface ToolContext {
   signal: AbortSignal;
   freshness: FileFreshnessLedger;
   emit?: (event: ToolProgressEvent) => void;
+  /** The id of the call being run (what stored images are linked to), when a turn runs it. */
+  toolCallId?: string;
+  /**
+   * Hands an image the tool stored (or one it failed to make) to the turn,
+   * which streams it at once and keeps it in the assistant message
+   * (docs/tool-system.md#attachments).
+   */
+  attach?: (attachment: ToolAttachment) => void;
   /**
    * Paths no tool may touch whatever the settings say (the server's data
    * directory); the path policy refuses them (rule `serverData`).
@@ -151,6 +162,13 @@ export interface RegisteredTool {
    * time per turn).
    */
   runsAlone?: boolean;
+  /**
+   * When the call's budget runs out or the turn is cancelled, the executor
+   * answers promptly with what it has (the images made so far) instead of
+   * having its result dropped: the execution layer waits for that answer, up
+   * to `SETTLE_GRACE_MS`, before it gives up on it.
+   */
+  settlesOnAbort?: boolean;
   /**
    * Why the tool cannot be offered to this user or chat now (a missing
    * dependency, a permission the user lacks), or undefined when it can. The

@@ -5,6 +5,9 @@
  * adapters convert it: each assistant tool call is answered right after its
  * message (missing answers become `aborted` error results), stray results and
  * empty messages are dropped, and the results of one step become one message.
+ * Images a tool attached (an `image` part with a `toolCallId`) are left out:
+ * the call's result already carries their references, and no provider takes
+ * images in a model's own message (docs/images.md#history).
  */
 import type {
   AssistantMessage,
@@ -27,8 +30,15 @@ export function normalizeHistory(messages: readonly ConversationMessage[]): Conv
     const message = messages[index] as ConversationMessage;
     index++;
     if (message.role === 'tool' || message.parts.length === 0) continue;
-    normalized.push(message);
-    if (message.role !== 'assistant') continue;
+    if (message.role !== 'assistant') {
+      normalized.push(message);
+      continue;
+    }
+    const kept = (message as AssistantMessage).parts.filter(
+      (part) => part.type !== 'image' || part.toolCallId === undefined,
+    );
+    if (kept.length === 0) continue;
+    normalized.push(kept.length === message.parts.length ? message : { ...message, parts: kept });
     const calls = (message as AssistantMessage).parts.filter((part) => part.type === 'tool_call');
     if (calls.length === 0) continue;
     const answers = new Map<string, ToolResultPart>();

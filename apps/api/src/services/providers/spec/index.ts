@@ -14,6 +14,16 @@ export type {
   UserMessage,
 } from '@mango/shared';
 export type {
+  GeneratedImageData,
+  ImageModel,
+  ImageModelRequest,
+  ImageModelResult,
+  ImageModelUsage,
+  ImageModelWarning,
+  ImageProviderId,
+  ImageQuality,
+} from './image-model';
+export type {
   LanguageModelProvider,
   ListedModel,
   ListModelsOptions,

@@ -209,6 +209,44 @@ describe('executeTool', () => {
     expect(observed.signal?.reason).toBeInstanceOf(ToolAbortedError);
   });
 
+  test('a tool that settles on abort answers with its partial result, on the budget and on cancel', async () => {
+    const registry = createToolRegistry();
+    const settling = slowTool('settling', {});
+    let started = 0;
+    registry.register({
+      ...settling,
+      settlesOnAbort: true,
+      execute: (_args, context) =>
+        new Promise((resolve) => {
+          started += 1;
+          context.signal.addEventListener(
+            'abort',
+            () => resolve({ partial: true, reason: (context.signal.reason as ToolError).code }),
+            { once: true },
+          );
+        }),
+    });
+    const budget = await executeTool(
+      'settling',
+      {},
+      createTestCallContext(),
+      { parameters: { timeoutSeconds: 0.05 } },
+      { registry },
+    );
+    expect(budget).toEqual({ partial: true, reason: 'timeout' });
+    const parent = new AbortController();
+    const cancelled = executeTool(
+      'settling',
+      {},
+      createTestCallContext({ signal: parent.signal }),
+      undefined,
+      { registry },
+    );
+    expect(await waitUntil(() => started === 2)).toBe(true);
+    parent.abort();
+    expect(await cancelled).toEqual({ partial: true, reason: 'aborted' });
+  });
+
   test('an already-aborted parent does not start the tool', async () => {
     const registry = createToolRegistry();
     let ran = false;
