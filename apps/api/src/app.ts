@@ -14,6 +14,7 @@ import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createImageRoutes } from './routes/image-routes';
+import { createMcpRoutes } from './routes/mcp-routes';
 import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
@@ -33,10 +34,21 @@ import { createTurnEventStore } from './services/chat/turn-events/turn-event-sto
 import { type TurnLimits, withTurnRateLimit } from './services/chat/turn-rate-limit';
 import { createDatabaseImageStore } from './services/images/database-image-store';
 import type { ImageStore } from './services/images/image-store';
+import {
+  createMcpConnectionManager,
+  createMcpFetch,
+  createMcpServerRepository,
+  createMcpServerService,
+  createMcpToolSources,
+  DEFAULT_MCP_SETTINGS,
+  type McpConnectionManager,
+  type McpServerService,
+  type McpSettings,
+} from './services/mcp';
 import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
-import type { ToolCatalog } from './services/tools/sources/tool-catalog';
+import { type ToolCatalog, withUserSources } from './services/tools/sources/tool-catalog';
 import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
 import {
   createToolSettingsService,
@@ -65,6 +77,8 @@ export interface AppDependencies {
   turnTimeLimits?: { turnTimeoutMs?: number; providerIdleTimeoutMs?: number };
   /** Where images are kept (default: the database, so every instance serves them). */
   images?: ImageStore;
+  /** MCP servers' rules and budgets (docs/mcp.md); the defaults without. */
+  mcp?: Partial<McpSettings>;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -72,6 +86,10 @@ export interface AppDependencies {
 
 /** The services `createApp` builds from its dependencies (exposed for other routes and tests). */
 export interface AppServices {
+  /** Settings → MCP. */
+  mcp: McpServerService;
+  /** This instance's MCP connections; `closeAll()` at shutdown. */
+  mcpConnections: McpConnectionManager;
   toolSettings: ToolSettingsService;
   chats: ChatService;
   /** Turns; `turns.shutdown()` ends this instance's running turns (at shutdown). */
@@ -84,15 +102,51 @@ export function createAppServices(deps: AppDependencies): AppServices {
   const now = deps.now ?? Date.now;
   const { providers, runningTurns, database } = deps;
   const logger = deps.logger ?? silentLogger;
+  const images = deps.images ?? createDatabaseImageStore(database, now);
+  const mcpSettings = { ...DEFAULT_MCP_SETTINGS, ...deps.mcp };
+  const mcpRepository = createMcpServerRepository(database, now);
+  // The service keeps what a connection lists; the manager is made before it, so it asks late.
+  const listings: { save?: McpServerService['saveListing'] } = {};
+  const mcpConnections = createMcpConnectionManager({
+    fetch: createMcpFetch({ allowPrivateUrls: mcpSettings.allowPrivateUrls }),
+    connectTimeoutMs: mcpSettings.connectTimeoutMs,
+    idleTimeoutMs: mcpSettings.idleTimeoutMs,
+    saveListing: (record, tools) =>
+      void listings
+        .save?.(record, tools)
+        .catch((error) =>
+          logger.warn('keeping an MCP tool listing failed', { serverId: record.id, error }),
+        ),
+    changes: database.changes,
+    logger,
+    now,
+  });
+  const mcp = createMcpServerService({
+    repository: mcpRepository,
+    manager: mcpConnections,
+    toolSources: createMcpToolSources({
+      manager: mcpConnections,
+      images,
+      defaultCallTimeoutSeconds: mcpSettings.callTimeoutSeconds,
+      stdioAllow: mcpSettings.stdioAllow,
+    }),
+    policy: { stdioAllow: mcpSettings.stdioAllow, allowPrivateUrls: mcpSettings.allowPrivateUrls },
+    changes: database.changes,
+    logger,
+    now,
+  });
+  listings.save = mcp.saveListing;
+  const catalog = withUserSources(deps.tools, mcp.userSources);
   const toolSettings = createToolSettingsService({
-    catalog: deps.tools,
+    catalog,
     repository: createToolSettingsRepository(database, now),
     changes: database.changes,
   });
   const chatRepository = createChatRepository(database, now);
-  const images = deps.images ?? createDatabaseImageStore(database, now);
   const tools: ChatToolsDeps = {
-    catalog: deps.tools,
+    catalog,
+    // A turn waits this long for each source: an MCP server that misses it is skipped and reported.
+    listingBudgetMs: mcpSettings.connectBudgetMs,
     loadSavedToolSettings: (userId) => toolSettings.loadSavedToolSettings(userId),
     createFreshnessLedger: (chatId) => createDatabaseFreshnessLedger(database, chatId, { now }),
     ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
@@ -105,6 +159,8 @@ export function createAppServices(deps: AppDependencies): AppServices {
     logger,
   });
   return {
+    mcp,
+    mcpConnections,
     toolSettings,
     chats: createChatService({
       chats: chatRepository,
@@ -181,6 +237,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     )
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(createMcpRoutes(services.mcp))
     .use(createImageRoutes(services.images))
     .use(createModelRoutes(deps.models))
     .use(

@@ -123,6 +123,7 @@ async function main(): Promise<void> {
       turnTimeoutMs: config.turnTimeoutSeconds * 1000,
       providerIdleTimeoutMs: config.providerIdleTimeoutSeconds * 1000,
     },
+    mcp: config.mcp,
     logger,
   };
   const services = createAppServices(deps);
@@ -135,6 +136,8 @@ async function main(): Promise<void> {
     // Running turns end now (stored, with `done: cancelled`) rather than being cut at the grace period.
     const cancelled = await services.turns.shutdown();
     if (cancelled > 0) logger.info('cancelled running chat turns', { turns: cancelled });
+    // MCP servers are stopped (stdio) and their sessions ended (http).
+    await services.mcpConnections.closeAll();
     await server.stop();
     logger.info('stopped');
     process.exit(0);

@@ -90,6 +90,8 @@ export interface TestAppOptions {
   /** Sign-in and sign-up attempts per address and minute (default: high enough never to trip). */
   authAttemptsPerMinute?: number;
   trustedProxies?: readonly string[];
+  /** MCP rules and budgets (production's defaults without; tests usually allow private URLs). */
+  mcp?: AppDependencies['mcp'];
   now?: () => number;
 }
 
@@ -144,6 +146,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
     ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
     ...(options.turnTimeLimits ? { turnTimeLimits: options.turnTimeLimits } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const services = createAppServices(deps);
@@ -186,6 +189,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     // Turns belong to the server, not to a request: they are ended before it stops.
     stop: async () => {
       await services.turns.shutdown();
+      await services.mcpConnections.closeAll();
       await server.stop();
     },
   };

@@ -70,6 +70,14 @@ function describeTool(
     parameterDescriptors: settings.parameterDescriptors,
     updatedAt: row?.updatedAt ?? null,
     source: listed.source.info.kind,
+    ...(listed.source.info.kind === 'server'
+      ? {
+          server: {
+            id: listed.source.info.id.replace(/^mcp:/, ''),
+            name: listed.source.info.name,
+          },
+        }
+      : {}),
     ...(listed.state === 'unavailable' && listed.reason
       ? { unavailableReason: listed.reason }
       : {}),
@@ -130,7 +138,9 @@ export function createToolSettingsService(
   const { catalog, repository } = deps;
   // The tools that exist for this user (states are not needed here: the
   // descriptors are built from the rows), unavailable reasons included.
-  const listCatalog = (userId: string) => catalog.list({ userId, saved: NO_SAVED_SETTINGS });
+  // Nothing is started for it: an MCP server's tools are those it listed last.
+  const listCatalog = (userId: string) =>
+    catalog.list({ userId, saved: NO_SAVED_SETTINGS, connect: false });
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
   // rows are read and the list is rebuilt only when they differ.
