@@ -32,6 +32,7 @@ import type {
   JsonSchemaValidatorResult,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
+import { z } from 'zod';
 import { API_VERSION } from '../../version';
 import type { McpFetch } from './mcp-fetch';
 import {
@@ -65,6 +66,21 @@ export interface McpCallOptions {
   timeoutMs: number;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
+
+/** A page of tools/list, with every tool taken as it came: one odd tool must not hide the others. */
+const LenientToolsPage = z
+  .object({
+    tools: z.array(
+      z.looseObject({
+        name: z.unknown(),
+        title: z.unknown().optional(),
+        description: z.unknown().optional(),
+        inputSchema: z.unknown(),
+      }),
+    ),
+    nextCursor: z.string().optional(),
+  })
+  .loose();
 
 const STDERR_TAIL_BYTES = 4_096;
 const MAX_LIST_PAGES = 100;
@@ -336,14 +352,21 @@ export class McpConnection {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await session.client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: Math.max(1, deadline - this.now()),
-      });
+      // Not `listTools()`: it refuses a whole page for one tool with a schema it does not like.
+      const result = await session.client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        LenientToolsPage,
+        { timeout: Math.max(1, deadline - this.now()) },
+      );
       for (const tool of result.tools) {
+        if (typeof tool.name !== 'string' || tool.name === '') continue;
         tools.push({
           name: tool.name,
-          ...(tool.title ? { title: tool.title } : {}),
-          ...(tool.description ? { description: tool.description } : {}),
+          ...(typeof tool.title === 'string' && tool.title ? { title: tool.title } : {}),
+          ...(typeof tool.description === 'string' && tool.description
+            ? { description: tool.description }
+            : {}),
+          // Checked per tool where it is offered (`unmappableSchemaReason`), not here.
           inputSchema: tool.inputSchema as Record<string, unknown>,
         });
       }
