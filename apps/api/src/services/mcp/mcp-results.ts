@@ -1,5 +1,5 @@
 /**
- * An MCP tool's answer as the model reads it (docs/mcp.md#results): text
+ * An MCP tool's answer as the model reads it (docs/mcp.md#mcp-tools-in-turns): text
  * parts joined; images kept in the images store and referenced (never base64
  * in the model's context), each attached to the call so the chat shows it;
  * embedded resources as their text, other content summarised in a line; the

@@ -1,5 +1,5 @@
 /**
- * How an MCP tool is named to a model (docs/mcp.md#tool-names): `mcp__<slug>__<tool>`,
+ * How an MCP tool is named to a model (docs/mcp.md#mcp-tools-in-turns): `mcp__<slug>__<tool>`,
  * only `[A-Za-z0-9_-]` (what every provider accepts), at most 64 characters.
  * MCP allows 128 characters and dots, so a name that does not fit is
  * sanitised, and one that is still too long keeps its start and ends in a
