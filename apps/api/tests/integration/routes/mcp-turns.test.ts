@@ -48,6 +48,7 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
     app = startTestApp(current().database, {
       providers: createProviderRegistry({
         openai: { baseURL: fake.baseUrl('openai'), apiKey: 'k', maxRetries: 0 },
+        gemini: { baseURL: fake.baseUrl('gemini'), apiKey: 'k', maxRetries: 0 },
       }),
       mcp: { allowPrivateUrls: true, connectBudgetMs: CONNECT_BUDGET_MS },
     });
@@ -276,6 +277,50 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
       expect(transport.starts()).toBe(startsBefore);
     });
   }
+
+  test('ten concurrent inspector calls start one process', async () => {
+    const burst = createMarkerDir();
+    try {
+      await addServer({
+        name: 'Burst',
+        type: 'stdio',
+        command: process.execPath,
+        args: [SCENARIO_STDIO_ENTRY],
+        env: { MCP_MARKER_DIR: burst.path },
+      });
+      const chat = await newChat();
+      const answers = await Promise.all(Array.from({ length: 10 }, () => inspect(chat)));
+      expect(burst.starts()).toHaveLength(1);
+      for (const answer of answers)
+        expect(answer.tools.find((tool) => tool.name === 'mcp__burst__echo')?.state).toBe(
+          'enabled',
+        );
+    } finally {
+      burst.remove();
+    }
+  });
+
+  test('Gemini gets the subset it accepts, and names within 64 characters', async () => {
+    const chat = await newChat();
+    const inspected = await inspect(chat, '?include=wire&model=gemini:gemini-2.5-flash');
+    const declarations = (
+      inspected.wire?.payload.tools as {
+        functionDeclarations: { name: string; parameters?: unknown }[];
+      }[]
+    ).flatMap((tool) => tool.functionDeclarations);
+    const mcpNames = declarations
+      .map((item) => item.name)
+      .filter((name) => name.startsWith('mcp__'));
+    const payload = JSON.stringify(declarations.map((item) => item.parameters));
+    expect(mcpNames).toContain('mcp__burst__union_args');
+    expect(mcpNames).toContain('mcp__burst__gemini_hostile');
+    for (const name of mcpNames) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    // Keywords Gemini refuses never reach it; the reference is inlined.
+    for (const keyword of ['additionalProperties', '$ref', '$defs', '"const"', '"uri"'])
+      expect({ keyword, found: payload.includes(keyword) }).toEqual({ keyword, found: false });
+    const hostile = declarations.find((item) => item.name === 'mcp__burst__gemini_hostile');
+    expect(JSON.stringify(hostile?.parameters)).toContain('"link"');
+  });
 
   test('a hanging server is skipped within the budget while a healthy one works', async () => {
     const healthy = await addServer({ name: 'Healthy', type: 'http', url: http.url });

@@ -106,6 +106,17 @@ const BASE_TOOLS: Tool[] = [
     },
   },
   {
+    name: 'gemini_hostile',
+    description: 'Keywords Gemini refuses: $ref/$defs, const, additionalProperties, a uri format.',
+    inputSchema: {
+      type: 'object',
+      $defs: { link: { type: 'string', format: 'uri' } },
+      properties: { link: { $ref: '#/$defs/link' }, mode: { const: 'fast' } },
+      required: ['link'],
+      additionalProperties: false,
+    },
+  },
+  {
     name: 'not_an_object',
     description: 'An input schema that is not an object schema.',
     inputSchema: { type: 'string' } as unknown as Tool['inputSchema'],
