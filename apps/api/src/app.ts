@@ -18,6 +18,7 @@ import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
+import { createGrantedRoots, type GrantedRootsService } from './services/admin/granted-roots';
 import { createUserAdminService } from './services/admin/user-admin-service';
 import {
   type ChatCapabilitiesService,
@@ -78,16 +79,25 @@ export interface AppServices {
   turns: ChatTurnService;
   capabilities: ChatCapabilitiesService;
   images: ImageStore;
+  /** Where each user's system tools may reach (docs/security.md#system-tools-are-granted). */
+  roots: GrantedRootsService;
 }
 
 export function createAppServices(deps: AppDependencies): AppServices {
   const now = deps.now ?? Date.now;
   const { providers, runningTurns, database } = deps;
   const logger = deps.logger ?? silentLogger;
+  const roots = createGrantedRoots({
+    database,
+    now,
+    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+  });
+  const hostAccess = (userId: string) => roots.hostAccess(userId);
   const toolSettings = createToolSettingsService({
     catalog: deps.tools,
     repository: createToolSettingsRepository(database, now),
     changes: database.changes,
+    hostAccess,
   });
   const chatRepository = createChatRepository(database, now);
   const images = deps.images ?? createDatabaseImageStore(database, now);
@@ -96,6 +106,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     loadSavedToolSettings: (userId) => toolSettings.loadSavedToolSettings(userId),
     createFreshnessLedger: (chatId) => createDatabaseFreshnessLedger(database, chatId, { now }),
     ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+    hostAccess,
   };
   const turnStore = createTurnEventStore(database, now);
   const turnEvents = createTurnEventLog({
@@ -111,6 +122,8 @@ export function createAppServices(deps: AppDependencies): AppServices {
       models: deps.models,
       running: runningTurns,
       images,
+      hostAccess,
+      ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
     }),
     turns: createChatTurnService({
       chats: chatRepository,
@@ -128,6 +141,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     }),
     capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
     images,
+    roots,
   };
 }
 
@@ -187,6 +201,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       createAdminRoutes({
         users: createUserAdminService({ database: deps.database, auth: deps.auth, now }),
         invites: deps.auth.invites,
+        roots: services.roots,
       }),
     )
     .use(

@@ -35,8 +35,10 @@ const RECENT_SCOPE_MAX_MS = 1000;
 export interface ShellSandboxOptions {
   /** The bubblewrap executable. */
   executable: string;
-  /** Real path of the only directory (besides a private /tmp) the command may write to. */
-  writableDirectory: string;
+  /** Real paths of the only directories (besides a private /tmp) the command may write to. */
+  writableDirectories: readonly string[];
+  /** Real paths of directories the command must not see (the server's data directory). */
+  hiddenDirectories?: readonly string[];
 }
 
 export interface RunShellCommandOptions {
@@ -55,6 +57,8 @@ export interface RunShellCommandOptions {
   deniedEnvVars?: readonly string[];
   /** Run inside bubblewrap; undefined runs the interpreter directly. */
   sandbox?: ShellSandboxOptions;
+  /** Why the command runs without the sandbox (reported in the result when `sandbox` is absent). */
+  unsandboxedReason?: string;
   drainMs?: number;
 }
 
@@ -135,7 +139,13 @@ export async function runShellCommand(
   const argv = options.sandbox
     ? [
         options.sandbox.executable,
-        ...buildSandboxArguments({ writableDirectory: options.sandbox.writableDirectory, cwd }),
+        ...buildSandboxArguments({
+          writableDirectories: options.sandbox.writableDirectories,
+          ...(options.sandbox.hiddenDirectories
+            ? { hiddenDirectories: options.sandbox.hiddenDirectories }
+            : {}),
+          cwd,
+        }),
         ...interpreterArgv,
       ]
     : interpreterArgv;
@@ -240,6 +250,8 @@ export async function runShellCommand(
     termination,
     sandboxed: options.sandbox !== undefined,
   };
+  if (!options.sandbox && options.unsandboxedReason)
+    result.unsandboxedReason = options.unsandboxedReason;
   if (survivors.size > 0) result.survivingPids = [...survivors].sort((a, b) => a - b);
   return result;
 }

@@ -357,13 +357,16 @@ describe('shell tools: the bubblewrap sandbox under containment', () => {
   });
 });
 
+// These read the host's process table, so they run unsandboxed (an admin's `sandbox: false`):
+// inside the sandbox the pids printed are the sandbox's own.
 describe('shell tools: the execution layer budget', () => {
   test('a command that overruns timeoutSeconds comes back as a timed_out result, children gone', async () => {
     const result = await call(
       { command: 'sleep 100 & echo $!; setsid sleep 100 & echo $!; sleep 100' },
       {},
-      { timeoutSeconds: 5 },
+      { timeoutSeconds: 5, sandbox: false },
     );
+    expect(result.sandboxed).toBe(false);
     expect(result.termination).toBe('timed_out');
     const pids = janitor.track(pidsIn(result.stdout));
     expect(pids).toHaveLength(2);
@@ -378,7 +381,7 @@ describe('shell tools: the execution layer budget', () => {
         'bash',
         { command: `echo $$ > ${marker}; sleep 100` },
         createTestCallContext({ signal: controller.signal }),
-        enabled(),
+        enabled({ sandbox: false }),
       ),
     );
     expect(await waitUntil(() => existsSync(marker), 10_000)).toBe(true);
