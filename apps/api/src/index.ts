@@ -1,5 +1,6 @@
 /** Starts the API server with the production dependencies. */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
@@ -7,6 +8,7 @@ import { ConfigError, loadServerConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
+import { protectServerProcess } from './process-protection';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
@@ -30,6 +32,10 @@ import {
   createToolCatalog,
   defaultToolRegistry,
 } from './services/tools';
+import {
+  isSecretShapedName,
+  isServerConfigurationName,
+} from './services/tools/builtin/shell/shell-environment';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
@@ -51,6 +57,20 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
+  // The configuration is read: the start-up environment's secrets leave the server's
+  // environment block, and the process becomes non-dumpable (docs/security.md#the-servers-secrets).
+  const protection = await protectServerProcess(
+    (name) => isServerConfigurationName(name) || isSecretShapedName(name),
+  );
+  if (protection.problems.length > 0)
+    logger.warn('the start-up environment is not fully protected', {
+      problems: protection.problems,
+    });
+  else
+    logger.info('start-up environment protected', {
+      scrubbed: protection.scrubbed,
+      nonDumpable: protection.nonDumpable,
+    });
   const database = openDatabase(config.database, { logger });
   const applied = await migrateToLatest(database);
   logger.info('database ready', {
@@ -117,8 +137,8 @@ async function main(): Promise<void> {
     runningTurns,
     turnLimits: config.turnLimits,
     images,
-    // No tool may read or change the server's own files (database, auth secret, images).
-    protectedPaths: [config.dataDir],
+    // No tool may read or change the server's own files (database, auth secret, images, .env).
+    protectedPaths: [config.dataDir, ...(existsSync(resolve('.env')) ? [resolve('.env')] : [])],
     turnTimeLimits: {
       turnTimeoutMs: config.turnTimeoutSeconds * 1000,
       providerIdleTimeoutMs: config.providerIdleTimeoutSeconds * 1000,

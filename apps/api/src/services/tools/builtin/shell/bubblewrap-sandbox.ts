@@ -26,6 +26,8 @@ export interface SandboxLayout {
   writableDirectories: readonly string[];
   /** Real paths of existing directories the command must not see at all (the server's data directory). */
   hiddenDirectories?: readonly string[];
+  /** Real paths of existing files the command must not see (the server's `.env`): empty in the sandbox. */
+  hiddenFiles?: readonly string[];
   /** Real path of the directory the command starts in. */
   cwd: string;
 }
@@ -50,6 +52,7 @@ export function buildSandboxArguments(layout: SandboxLayout): string[] {
     ...layout.writableDirectories.flatMap((directory) => ['--bind', directory, directory]),
     // Last, so a data directory below a writable one is hidden too: an empty tmpfs over it.
     ...(layout.hiddenDirectories ?? []).flatMap((directory) => ['--tmpfs', directory]),
+    ...(layout.hiddenFiles ?? []).flatMap((file) => ['--ro-bind', '/dev/null', file]),
     '--chdir',
     layout.cwd,
     '--',

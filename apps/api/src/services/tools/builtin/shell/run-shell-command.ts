@@ -39,6 +39,8 @@ export interface ShellSandboxOptions {
   writableDirectories: readonly string[];
   /** Real paths of directories the command must not see (the server's data directory). */
   hiddenDirectories?: readonly string[];
+  /** Real paths of files the command must not see (the server's `.env`). */
+  hiddenFiles?: readonly string[];
 }
 
 export interface RunShellCommandOptions {
@@ -144,6 +146,7 @@ export async function runShellCommand(
           ...(options.sandbox.hiddenDirectories
             ? { hiddenDirectories: options.sandbox.hiddenDirectories }
             : {}),
+          ...(options.sandbox.hiddenFiles ? { hiddenFiles: options.sandbox.hiddenFiles } : {}),
           cwd,
         }),
         ...interpreterArgv,

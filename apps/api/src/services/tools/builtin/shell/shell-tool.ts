@@ -5,7 +5,7 @@
  * the path policy, the time budget, and the sandbox when containment is on.
  */
 
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { parseToolArguments, requireNonBlank } from '../../arg-parsing';
 import { NotFoundError, ToolArgumentError, ToolUnavailableError } from '../../errors';
 import {
@@ -119,11 +119,15 @@ async function resolveWorkingDirectory(
   return resolved.realPath;
 }
 
-function existingRealPaths(paths: readonly string[] | undefined): string[] {
+function existingRealPaths(
+  paths: readonly string[] | undefined,
+  kind: 'directory' | 'file' = 'directory',
+): string[] {
   const real: string[] = [];
   for (const candidate of paths ?? []) {
     try {
-      real.push(realpathSync(candidate));
+      const resolved = realpathSync(candidate);
+      if (statSync(resolved).isDirectory() === (kind === 'directory')) real.push(resolved);
     } catch {
       // gone or not made yet: nothing to mount or hide
     }
@@ -174,6 +178,7 @@ async function planSandbox(
       executable: status.executable,
       writableDirectories: await writableDirectoriesFor(context, cwd),
       hiddenDirectories: existingRealPaths(context.protectedPaths),
+      hiddenFiles: existingRealPaths(context.protectedPaths, 'file'),
     },
   };
 }
