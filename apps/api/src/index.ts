@@ -36,6 +36,7 @@ import {
   isSecretShapedName,
   isServerConfigurationName,
 } from './services/tools/builtin/shell/shell-environment';
+import { sweepOrphanedShellProcesses } from './services/tools/builtin/shell/shell-guard';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
@@ -98,6 +99,10 @@ async function main(): Promise<void> {
     additional: [...configuredModels, ...imageModelEntries(imageModels)],
     logger,
   });
+  // Shell processes of a server that died (killed, crashed) die now (docs/tools/shell.md#when-the-server-dies).
+  const orphans = sweepOrphanedShellProcesses();
+  if (orphans.length > 0)
+    logger.warn('killed the shell processes an earlier server left running', { pids: orphans });
   const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
   // Chats this instance held when it last stopped without freeing them (a crash) are free now.
   const released = await runningTurns.releaseLeftovers();
