@@ -107,7 +107,15 @@ describe('shell processes when the server is killed', () => {
 
         restarted = await startServer(dataDir);
         expect(runningWithArgument(inGroup)).toEqual([]);
-        expect(runningWithArgument(escaped)).toEqual([]);
+        // A survivor is shown with its marker and what the restarted server logged.
+        const survivors = runningWithArgument(escaped).map((pid) => ({
+          pid,
+          marker: readFileSync(`/proc/${pid}/environ`, 'latin1')
+            .split('\0')
+            .filter((entry) => entry.startsWith('MANGO_SHELL')),
+          log: restarted?.lines.filter((line) => line.includes('shell')),
+        }));
+        expect(survivors).toEqual([]);
       } finally {
         first.process.kill('SIGKILL');
         await restarted?.stop();
