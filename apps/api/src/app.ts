@@ -16,6 +16,7 @@ import { handleError } from './routes/error-handler';
 import { createImageRoutes } from './routes/image-routes';
 import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
+import { checkRequestOrigin } from './routes/origin-check';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
 import { createGrantedRoots, type GrantedRootsService } from './services/admin/granted-roots';
@@ -58,6 +59,11 @@ export interface AppDependencies {
   models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
+  /**
+   * Origins besides the server's own whose pages may change things with a
+   * session cookie (MANGO_PUBLIC_URL, MANGO_TRUSTED_ORIGINS; docs/security.md#cross-site-requests).
+   */
+  trustedOrigins?: readonly string[];
   /** Per-user limits on turn starts and running turns; none when absent. */
   turnLimits?: TurnLimits;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
@@ -149,6 +155,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
+  const trustedOrigins = deps.trustedOrigins ?? [];
   const chatRoutes = createChatRoutes({
     providers: deps.providers,
     chats: services.chats,
@@ -165,7 +172,10 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       response.headers.set('x-request-id', requestId);
       return response;
     })
-    .onRequest(({ request }) => authenticateRequest(deps.auth, request))
+    .onRequest(({ request }) => {
+      checkRequestOrigin(request, trustedOrigins);
+      return authenticateRequest(deps.auth, request);
+    })
     // Every JSON body is read within its route's limits before any route sees it; better-auth
     // reads its own (checked in its route), so its body is left unread here.
     .onParse({ as: 'global' }, ({ request, path }) =>

@@ -141,6 +141,7 @@ async function main(): Promise<void> {
     models,
     runningTurns,
     turnLimits: config.turnLimits,
+    trustedOrigins: [...(config.publicUrl ? [config.publicUrl] : []), ...config.trustedOrigins],
     images,
     // No tool may read or change the server's own files (database, auth secret, images, .env).
     protectedPaths: [config.dataDir, ...(existsSync(resolve('.env')) ? [resolve('.env')] : [])],

@@ -90,6 +90,8 @@ export interface TestAppOptions {
   /** Sign-in and sign-up attempts per address and minute (default: high enough never to trip). */
   authAttemptsPerMinute?: number;
   trustedProxies?: readonly string[];
+  /** Origins besides the server's own that may change things with a session cookie. */
+  trustedOrigins?: readonly string[];
   now?: () => number;
 }
 
@@ -143,6 +145,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
     ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
+    ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.turnTimeLimits ? { turnTimeLimits: options.turnTimeLimits } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
