@@ -17,8 +17,10 @@ import { createImageRoutes } from './routes/image-routes';
 import { createMcpRoutes } from './routes/mcp-routes';
 import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
+import { checkRequestOrigin } from './routes/origin-check';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
+import { createGrantedRoots, type GrantedRootsService } from './services/admin/granted-roots';
 import { createUserAdminService } from './services/admin/user-admin-service';
 import {
   type ChatCapabilitiesService,
@@ -69,6 +71,11 @@ export interface AppDependencies {
   models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
+  /**
+   * Origins besides the server's own whose pages may change things with a
+   * session cookie (MANGO_PUBLIC_URL, MANGO_TRUSTED_ORIGINS; docs/security.md#cross-site-requests).
+   */
+  trustedOrigins?: readonly string[];
   /** Per-user limits on turn starts and running turns; none when absent. */
   turnLimits?: TurnLimits;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
@@ -96,6 +103,8 @@ export interface AppServices {
   turns: ChatTurnService;
   capabilities: ChatCapabilitiesService;
   images: ImageStore;
+  /** Where each user's system tools may reach (docs/security.md#system-tools-are-granted). */
+  roots: GrantedRootsService;
 }
 
 export function createAppServices(deps: AppDependencies): AppServices {
@@ -137,10 +146,17 @@ export function createAppServices(deps: AppDependencies): AppServices {
   });
   listings.save = mcp.saveListing;
   const catalog = withUserSources(deps.tools, mcp.userSources);
+  const roots = createGrantedRoots({
+    database,
+    now,
+    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+  });
+  const hostAccess = (userId: string) => roots.hostAccess(userId);
   const toolSettings = createToolSettingsService({
     catalog,
     repository: createToolSettingsRepository(database, now),
     changes: database.changes,
+    hostAccess,
   });
   const chatRepository = createChatRepository(database, now);
   const tools: ChatToolsDeps = {
@@ -150,6 +166,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     loadSavedToolSettings: (userId) => toolSettings.loadSavedToolSettings(userId),
     createFreshnessLedger: (chatId) => createDatabaseFreshnessLedger(database, chatId, { now }),
     ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+    hostAccess,
   };
   const turnStore = createTurnEventStore(database, now);
   const turnEvents = createTurnEventLog({
@@ -167,6 +184,8 @@ export function createAppServices(deps: AppDependencies): AppServices {
       models: deps.models,
       running: runningTurns,
       images,
+      hostAccess,
+      ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
     }),
     turns: createChatTurnService({
       chats: chatRepository,
@@ -184,6 +203,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     }),
     capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
     images,
+    roots,
   };
 }
 
@@ -191,6 +211,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
+  const trustedOrigins = deps.trustedOrigins ?? [];
   const chatRoutes = createChatRoutes({
     providers: deps.providers,
     chats: services.chats,
@@ -207,7 +228,10 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       response.headers.set('x-request-id', requestId);
       return response;
     })
-    .onRequest(({ request }) => authenticateRequest(deps.auth, request))
+    .onRequest(({ request }) => {
+      checkRequestOrigin(request, trustedOrigins);
+      return authenticateRequest(deps.auth, request);
+    })
     // Every JSON body is read within its route's limits before any route sees it; better-auth
     // reads its own (checked in its route), so its body is left unread here.
     .onParse({ as: 'global' }, ({ request, path }) =>
@@ -244,6 +268,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       createAdminRoutes({
         users: createUserAdminService({ database: deps.database, auth: deps.auth, now }),
         invites: deps.auth.invites,
+        roots: services.roots,
       }),
     )
     .use(

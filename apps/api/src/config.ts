@@ -25,6 +25,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** The URL clients reach the server at, when it differs from where it listens (a proxy). */
   publicUrl?: string;
+  /** Origins of other pages allowed to change things with a session cookie (`MANGO_TRUSTED_ORIGINS`). */
+  trustedOrigins: string[];
   /** A whole turn's time limit (`MANGO_TURN_TIMEOUT_SECONDS`, default 1800). */
   turnTimeoutSeconds: number;
   /** Provider silence that ends a model call (`MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS`, default 300). */
@@ -223,6 +225,30 @@ function readPublicUrl(raw: string | undefined): string | undefined {
   return url.origin;
 }
 
+function readTrustedOrigins(raw: string | undefined): string[] {
+  const origins: string[] = [];
+  for (const entry of (raw ?? '').split(',')) {
+    const value = entry.trim();
+    if (value === '') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (
+      !url ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.origin !== value.replace(/\/$/, '')
+    )
+      throw new ConfigError(
+        `MANGO_TRUSTED_ORIGINS must be comma-separated origins (scheme, host and port, no path), e.g. https://app.example.com; got "${value}".`,
+      );
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
 export function loadServerConfig(
   env: Record<string, string | undefined> = process.env,
   cwd: string = process.cwd(),
@@ -241,6 +267,7 @@ export function loadServerConfig(
     ...(secret === undefined ? {} : { authSecret: secret }),
     logLevel: readLogLevel(env.MANGO_LOG_LEVEL),
     ...(publicUrl === undefined ? {} : { publicUrl }),
+    trustedOrigins: readTrustedOrigins(env.MANGO_TRUSTED_ORIGINS),
     turnTimeoutSeconds: readSeconds(
       'MANGO_TURN_TIMEOUT_SECONDS',
       env.MANGO_TURN_TIMEOUT_SECONDS,

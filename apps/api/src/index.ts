@@ -1,5 +1,6 @@
 /** Starts the API server with the production dependencies. */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
@@ -7,6 +8,7 @@ import { ConfigError, loadServerConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
+import { protectServerProcess } from './process-protection';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
@@ -30,6 +32,11 @@ import {
   createToolCatalog,
   defaultToolRegistry,
 } from './services/tools';
+import {
+  isSecretShapedName,
+  isServerConfigurationName,
+} from './services/tools/builtin/shell/shell-environment';
+import { sweepOrphanedShellProcesses } from './services/tools/builtin/shell/shell-guard';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
@@ -51,6 +58,20 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
+  // The configuration is read: the start-up environment's secrets leave the server's
+  // environment block, and the process becomes non-dumpable (docs/security.md#the-servers-secrets).
+  const protection = await protectServerProcess(
+    (name) => isServerConfigurationName(name) || isSecretShapedName(name),
+  );
+  if (protection.problems.length > 0)
+    logger.warn('the start-up environment is not fully protected', {
+      problems: protection.problems,
+    });
+  else
+    logger.info('start-up environment protected', {
+      scrubbed: protection.scrubbed,
+      nonDumpable: protection.nonDumpable,
+    });
   const database = openDatabase(config.database, { logger });
   const applied = await migrateToLatest(database);
   logger.info('database ready', {
@@ -78,6 +99,10 @@ async function main(): Promise<void> {
     additional: [...configuredModels, ...imageModelEntries(imageModels)],
     logger,
   });
+  // Shell processes of a server that died (killed, crashed) die now (docs/tools/shell.md#when-the-server-dies).
+  const orphans = sweepOrphanedShellProcesses();
+  if (orphans.length > 0)
+    logger.warn('killed the shell processes an earlier server left running', { pids: orphans });
   const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
   // Chats this instance held when it last stopped without freeing them (a crash) are free now.
   const released = await runningTurns.releaseLeftovers();
@@ -116,9 +141,10 @@ async function main(): Promise<void> {
     models,
     runningTurns,
     turnLimits: config.turnLimits,
+    trustedOrigins: [...(config.publicUrl ? [config.publicUrl] : []), ...config.trustedOrigins],
     images,
-    // No tool may read or change the server's own files (database, auth secret, images).
-    protectedPaths: [config.dataDir],
+    // No tool may read or change the server's own files (database, auth secret, images, .env).
+    protectedPaths: [config.dataDir, ...(existsSync(resolve('.env')) ? [resolve('.env')] : [])],
     turnTimeLimits: {
       turnTimeoutMs: config.turnTimeoutSeconds * 1000,
       providerIdleTimeoutMs: config.providerIdleTimeoutSeconds * 1000,

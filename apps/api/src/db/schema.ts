@@ -267,6 +267,15 @@ export interface InvitesTable {
   used_by: string | null;
 }
 
+/** A directory an admin granted a user's system tools (services/admin/granted-roots.ts). */
+export interface GrantedRootsTable {
+  id: string;
+  user_id: string;
+  /** Absolute and normalised. */
+  path: string;
+  created_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
@@ -285,4 +294,5 @@ export interface DatabaseSchema {
   rate_limits: RateLimitsTable;
   turn_starts: TurnStartsTable;
   invites: InvitesTable;
+  granted_roots: GrantedRootsTable;
 }

@@ -92,6 +92,8 @@ export interface TestAppOptions {
   trustedProxies?: readonly string[];
   /** MCP rules and budgets (production's defaults without; tests usually allow private URLs). */
   mcp?: AppDependencies['mcp'];
+  /** Origins besides the server's own that may change things with a session cookie. */
+  trustedOrigins?: readonly string[];
   now?: () => number;
 }
 
@@ -145,6 +147,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
     ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
+    ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.turnTimeLimits ? { turnTimeLimits: options.turnTimeLimits } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.now ? { now: options.now } : {}),

@@ -11,6 +11,7 @@ describe('loadServerConfig', () => {
       database: { kind: 'sqlite', path: '/srv/mango/data/mango.db' },
       allowSignup: false,
       logLevel: 'info',
+      trustedOrigins: [],
       turnTimeoutSeconds: 1800,
       providerIdleTimeoutSeconds: 300,
       instanceId: `${hostname()}:3001`,
@@ -40,6 +41,7 @@ describe('loadServerConfig', () => {
         BETTER_AUTH_SECRET: 'x'.repeat(32),
         MANGO_LOG_LEVEL: 'warn',
         MANGO_PUBLIC_URL: 'https://mango.example.com/',
+        MANGO_TRUSTED_ORIGINS: 'https://app.example.com, http://localhost:5173',
         MANGO_TURN_TIMEOUT_SECONDS: '600',
         MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: '45',
         MANGO_INSTANCE_ID: 'api-2',
@@ -66,6 +68,7 @@ describe('loadServerConfig', () => {
       authSecret: 'x'.repeat(32),
       logLevel: 'warn',
       publicUrl: 'https://mango.example.com',
+      trustedOrigins: ['https://app.example.com', 'http://localhost:5173'],
       turnTimeoutSeconds: 600,
       providerIdleTimeoutSeconds: 45,
       instanceId: 'api-2',
@@ -104,6 +107,8 @@ describe('loadServerConfig', () => {
     ],
     [{ MANGO_MCP_CONNECT_BUDGET_SECONDS: '0' }, /MANGO_MCP_CONNECT_BUDGET_SECONDS must be a whole/],
     [{ MANGO_MCP_CALL_TIMEOUT_SECONDS: 'x' }, /MANGO_MCP_CALL_TIMEOUT_SECONDS must be a whole/],
+    [{ MANGO_TRUSTED_ORIGINS: 'https://app.example.com/path' }, /MANGO_TRUSTED_ORIGINS must be/],
+    [{ MANGO_TRUSTED_ORIGINS: 'app.example.com' }, /MANGO_TRUSTED_ORIGINS must be/],
   ])('%p is refused with a message naming the variable', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);

@@ -12,6 +12,7 @@ import { createTurnEventsMigration } from './0004-turn-events';
 import { createLimitsAndAdministrationMigration } from './0005-limits-and-administration';
 import { createGeneratedImagesMigration } from './0008-generated-images';
 import { createMcpServersMigration } from './0009-mcp-servers';
+import { createGrantedRootsMigration } from './0010-granted-roots';
 
 export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
   const types = getColumnTypes(kind);
@@ -23,6 +24,7 @@ export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
     '0005-limits-and-administration': createLimitsAndAdministrationMigration(types),
     '0008-generated-images': createGeneratedImagesMigration(types),
     '0009-mcp-servers': createMcpServersMigration(types),
+    '0010-granted-roots': createGrantedRootsMigration(types),
   };
 }
 

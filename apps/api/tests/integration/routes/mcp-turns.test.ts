@@ -150,7 +150,7 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
         state: 'unavailable',
         reason: expect.stringContaining('type "string"'),
       });
-      const wireTools = inspected.wire?.payload.tools as {
+      const wireTools = (inspected.wire?.payload.tools ?? []) as {
         name: string;
         strict: boolean;
         parameters: unknown;
@@ -256,7 +256,9 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
       expect(put.status).toBe(200);
       const inspected = await inspect(chat, '?include=wire');
       expect(inspected.tools.find((tool) => tool.name === `${prefix}add`)?.state).toBe('disabled');
-      const names = (inspected.wire?.payload.tools as { name: string }[]).map((tool) => tool.name);
+      const names = ((inspected.wire?.payload.tools ?? []) as { name: string }[]).map(
+        (tool) => tool.name,
+      );
       expect(names).not.toContain(`${prefix}add`);
       expect(names).toContain(`${prefix}echo`);
 
@@ -269,7 +271,7 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
       });
       expect(off.tools.find((tool) => tool.name === `${prefix}echo`)?.state).toBe('unavailable');
       expect(
-        (off.wire?.payload.tools as { name: string }[]).some((tool) =>
+        ((off.wire?.payload.tools ?? []) as { name: string }[]).some((tool) =>
           tool.name.startsWith(prefix),
         ),
       ).toBe(false);
@@ -304,7 +306,7 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
     const chat = await newChat();
     const inspected = await inspect(chat, '?include=wire&model=gemini:gemini-2.5-flash');
     const declarations = (
-      inspected.wire?.payload.tools as {
+      (inspected.wire?.payload.tools ?? []) as {
         functionDeclarations: { name: string; parameters?: unknown }[];
       }[]
     ).flatMap((tool) => tool.functionDeclarations);
@@ -348,7 +350,7 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
     });
     expect(JSON.stringify(resultOf(events)?.content)).toContain('healthy answer');
     expect(elapsed).toBeLessThan(CONNECT_BUDGET_MS + 3_000);
-    const tools = (fake.requests('openai').at(-2)?.body.tools as { name: string }[]).map(
+    const tools = ((fake.requests('openai').at(-2)?.body.tools ?? []) as { name: string }[]).map(
       (tool) => tool.name,
     );
     expect(tools).toContain('mcp__healthy__echo');
