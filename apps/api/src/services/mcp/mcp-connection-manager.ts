@@ -19,8 +19,18 @@ import {
   type McpServerRecord,
 } from './mcp-server-record';
 
-/** The change channel for MCP servers (the key is the server id). */
+/**
+ * The change channel for MCP servers. The key is `<server id>@<updatedAt>` of
+ * the configuration now current (`@deleted` when it is gone): connections made
+ * for any other configuration close, and a connection already made for the
+ * new one (the signal can arrive after it) stays.
+ */
 export const MCP_SERVERS_CHANNEL = 'mcp_servers';
+
+/** The change signal's key for a server's current configuration, or its deletion. */
+export function serverChangeKey(serverId: string, updatedAt: string | null): string {
+  return `${serverId}@${updatedAt ?? 'deleted'}`;
+}
 
 export interface McpConnectionManagerOptions {
   fetch: McpFetch;
@@ -41,8 +51,11 @@ export interface McpConnectionManager {
   peek(userId: string, record: McpServerRecord): McpConnection | undefined;
   /** The status Settings → MCP shows for this user and server. */
   statusOf(userId: string, record: McpServerRecord): McpServerStatus;
-  /** Closes every connection to the server (it changed, was disabled or deleted). */
-  closeServer(serverId: string): Promise<void>;
+  /**
+   * Closes the connections to the server (it changed, was disabled or
+   * deleted), except those made for `keepVersion`, the configuration now current.
+   */
+  closeServer(serverId: string, keepVersion?: string): Promise<void>;
   /** Every open connection, for tests and benches. */
   connections(): readonly McpConnection[];
   closeAll(): Promise<void>;
@@ -65,15 +78,20 @@ export function createMcpConnectionManager(
     });
   };
 
-  const closeServer = async (serverId: string) => {
+  const closeServer = async (serverId: string, keepVersion?: string) => {
     const closing: Promise<void>[] = [];
     for (const [key, connection] of byKey)
-      if (connection.record.id === serverId) closing.push(close(key, connection));
+      if (connection.record.id === serverId && connection.version !== keepVersion)
+        closing.push(close(key, connection));
     await Promise.all(closing);
   };
 
   options.changes?.subscribe(MCP_SERVERS_CHANNEL, {
-    onChange: (serverId) => void closeServer(serverId),
+    onChange: (key) => {
+      const at = key.indexOf('@');
+      const serverId = at < 0 ? key : key.slice(0, at);
+      void closeServer(serverId, at < 0 ? undefined : key);
+    },
     // Signals may have been missed; connections are checked against the configuration at use.
     onReset: () => {},
   });

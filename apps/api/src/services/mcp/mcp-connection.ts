@@ -136,6 +136,7 @@ export class McpConnection {
   private failures = 0;
   private retryAt = 0;
   private stderrTail = '';
+  private stderrDrained: Promise<void> = Promise.resolve();
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly now: () => number;
@@ -239,6 +240,8 @@ export class McpConnection {
       this.options.onListing?.(tools);
       return tools;
     } catch (error) {
+      // What the process wrote before it died says why; it gets a moment to arrive.
+      await Promise.race([this.stderrDrained, new Promise((resolve) => setTimeout(resolve, 250))]);
       const detail =
         error instanceof McpConnectionError
           ? error.detail
@@ -280,8 +283,15 @@ export class McpConnection {
       ...(record.cwd ? { cwd: record.cwd } : {}),
       stderr: 'pipe',
     });
-    transport.stderr?.on('data', (chunk: Buffer | string) => {
+    const stderr = transport.stderr;
+    stderr?.on('data', (chunk: Buffer | string) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
+    });
+    // A process that dies at start closes stdout before its last stderr lines are read.
+    this.stderrDrained = new Promise<void>((resolve) => {
+      if (!stderr) return resolve();
+      stderr.once('end', resolve);
+      stderr.once('close', resolve);
     });
     return transport;
   }

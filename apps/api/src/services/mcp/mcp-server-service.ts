@@ -24,7 +24,11 @@ import { ApiError, isAppError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { ToolSource } from '../tools/sources/tool-source';
 import { McpConnectionError } from './mcp-connection';
-import { MCP_SERVERS_CHANNEL, type McpConnectionManager } from './mcp-connection-manager';
+import {
+  MCP_SERVERS_CHANNEL,
+  type McpConnectionManager,
+  serverChangeKey,
+} from './mcp-connection-manager';
 import { checkMcpUrl } from './mcp-fetch';
 import { parseImportEntry } from './mcp-import';
 import type { McpListedTool, McpServerRecord } from './mcp-server-record';
@@ -113,10 +117,12 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     return records;
   }
 
-  async function changed(serverId: string): Promise<void> {
+  /** After a write: `record` is the configuration now current, or undefined once deleted. */
+  async function changed(serverId: string, record: McpServerRecord | undefined): Promise<void> {
     visibleCache.forgetAll();
-    await manager.closeServer(serverId);
-    await deps.changes?.notify(MCP_SERVERS_CHANNEL, serverId).catch(() => {
+    const key = serverChangeKey(serverId, record ? record.updatedAt : null);
+    await manager.closeServer(serverId, key);
+    await deps.changes?.notify(MCP_SERVERS_CHANNEL, key).catch(() => {
       // The change stands; other instances notice it when they next use the server (its version).
     });
   }
@@ -254,7 +260,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     const server = await checkNew(actor, body);
     try {
       const record = await repository.create(actor.id, server);
-      await changed(record.id);
+      await changed(record.id, record);
       return describe(actor, record);
     } catch (error) {
       if (error instanceof McpServerClashError)
@@ -343,7 +349,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
       try {
         const updated = await repository.update(actor.id, id, changes);
         if (!updated) throw serverNotFound(id);
-        await changed(id);
+        await changed(id, updated);
         return describe(actor, updated);
       } catch (error) {
         if (error instanceof McpServerClashError) throw clash(error, changes.name ?? record.name);
@@ -354,7 +360,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     async delete(actor: McpActor, id: string): Promise<void> {
       await owned(actor, id);
       if (!(await repository.delete(actor.id, id))) throw serverNotFound(id);
-      await changed(id);
+      await changed(id, undefined);
     },
 
     /** Connects now, on the user's one connection (what a turn then uses). */

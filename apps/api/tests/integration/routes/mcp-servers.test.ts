@@ -16,6 +16,7 @@ import { createMarkerDir, SCENARIO_STDIO_ENTRY } from '../../support/mcp/mcp-fix
 import { startScenarioHttpServer } from '../../support/mcp/scenario-http';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
+import { waitUntil } from '../../support/wait-until';
 
 const json = (method: string, body: unknown): RequestInit => ({
   method,
@@ -394,6 +395,38 @@ describeEachDatabase('Settings → MCP', (_kind, current) => {
     ).json()) as McpServer;
     expect(after.status).toBe('error');
     expect(after.lastError?.stderrTail).toContain('missing API key');
+  });
+
+  test('a change made on one instance closes the connections on another at once', async () => {
+    const other = startTestApp(current().database, { mcp: { allowPrivateUrls: true } });
+    try {
+      const server = (await (
+        await post(admin, { name: 'Watched', type: 'http', url: http.url })
+      ).json()) as McpServer;
+      const tested = (await (
+        await other.fetch(`/api/mcp/servers/${server.id}/test`, { method: 'POST', user: admin })
+      ).json()) as McpServerTestResult;
+      expect(tested.ok).toBe(true);
+      const open = () =>
+        other.services.mcpConnections.connections().filter((item) => item.record.id === server.id);
+      expect(open()).toHaveLength(1);
+      const terminated = http.sessionsTerminated;
+      const changed = await app.fetch(`/api/mcp/servers/${server.id}`, {
+        ...json('PUT', { headers: { 'X-New': 'v' } }),
+        user: admin,
+      });
+      expect(changed.status).toBe(200);
+      expect(await waitUntil(() => open().length === 0)).toBe(true);
+      expect(await waitUntil(() => http.sessionsTerminated === terminated + 1)).toBe(true);
+      // The other instance's next use runs the new configuration.
+      const again = (await (
+        await other.fetch(`/api/mcp/servers/${server.id}/test`, { method: 'POST', user: admin })
+      ).json()) as McpServerTestResult;
+      expect(again.ok).toBe(true);
+      expect(open()[0]?.record.headers).toEqual({ 'X-New': 'v' });
+    } finally {
+      await other.stop();
+    }
   });
 
   test('delete: 204, gone from the list and from Settings → Tools', async () => {
