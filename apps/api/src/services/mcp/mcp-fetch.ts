@@ -21,21 +21,14 @@ const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Refuses an MCP URL this server must not reach; resolves to the URL when it may. */
-export async function checkMcpUrl(
+export function checkMcpUrl(
   raw: string,
   options: Pick<McpFetchOptions, 'allowPrivateUrls' | 'lookup'>,
 ): Promise<URL> {
-  if (!options.allowPrivateUrls)
-    return checkFetchableUrl(raw, options.lookup ? { lookup: options.lookup } : {});
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new GuardedFetchError(`"${raw.slice(0, 200)}" is not a URL.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new GuardedFetchError(`MCP URLs must be http(s); got "${url.protocol}".`);
-  return url;
+  return checkFetchableUrl(raw, {
+    allowNonPublic: options.allowPrivateUrls,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
 }
 
 export type McpFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
