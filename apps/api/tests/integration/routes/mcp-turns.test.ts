@@ -226,6 +226,22 @@ describeEachDatabase('MCP tools in turns', (_kind, current) => {
       expect(await waitUntil(() => transport.cancels().length > cancelsBefore)).toBe(true);
     });
 
+    test(`[${transport.name}] a call over its timeoutSeconds ends as timeout and is cancelled on the server`, async () => {
+      const put = await app.fetch(`/api/settings/tools/${prefix}slow`, {
+        ...json('PUT', { parameters: { timeoutSeconds: 1 } }),
+        user: admin,
+      });
+      expect(put.status).toBe(200);
+      const chat = await newChat();
+      const cancelsBefore = transport.cancels().length;
+      fake.enqueue('openai', callTool(`${prefix}slow`, { ms: 20_000 }), say('Too slow.'));
+      const started = Date.now();
+      const events = await turn(chat);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(resultOf(events)).toMatchObject({ isError: true, errorCode: 'timeout' });
+      expect(await waitUntil(() => transport.cancels().length > cancelsBefore)).toBe(true);
+    });
+
     test(`[${transport.name}] a crashed server is reported, and the next turn reconnects`, async () => {
       const chat = await newChat();
       const startsBefore = transport.starts();
