@@ -37,6 +37,9 @@ const PROBE = [
   'env',
   'echo "=== proc-mem"',
   'head -c 1 /proc/$PPID/mem >/dev/null; echo "mem-exit=$?"',
+  // Every process it may read (the server's helpers too, such as the shell guard).
+  'echo "=== every-environ"',
+  'for entry in /proc/[0-9]*; do tr "\\0" "\\n" <"$entry/environ" 2>/dev/null; done',
 ].join('\n');
 
 /** A unique value per variable, so a leak of any of them is found by its value. */
