@@ -74,9 +74,14 @@ describeEachDatabase('granted roots', (_kind, current) => {
     const { tools } = (await response.json()) as ToolSettingsListResponse;
     return tools.find((tool) => tool.name === name);
   };
-  /** Runs one turn in which the model calls read_file on `path`; returns the tool result. */
-  const readThroughTurn = async (user: TestUser, chat: Chat, path: string) => {
-    fake.enqueue('openai', callTool('read_file', { path }), say('done'));
+  /** Runs one turn in which the model calls `tool` (read_file on `path` by default); returns the tool result. */
+  const readThroughTurn = async (
+    user: TestUser,
+    chat: Chat,
+    path: string,
+    call: [string, Record<string, unknown>] = ['read_file', { path }],
+  ) => {
+    fake.enqueue('openai', callTool(...call), say('done'));
     const response = await app.fetch(`/api/chats/${chat.id}/turns`, {
       ...json('POST', { content: 'read it' }),
       user,
@@ -162,6 +167,14 @@ describeEachDatabase('granted roots', (_kind, current) => {
     const inside = await readThroughTurn(bob, chat, tree.at('granted/notes.txt'));
     expect(inside.isError).toBe(false);
     expect(inside.content).toContain('inside the grant');
+
+    // A walk without a directory starts in the first granted root, and stays inside it.
+    const globbed = await readThroughTurn(bob, chat, '', ['glob', { pattern: '**/*.txt' }]);
+    expect(globbed.isError).toBe(false);
+    expect(JSON.parse(globbed.content).matches.sort()).toEqual([
+      tree.at('granted/notes.txt'),
+      tree.at('granted/sub/deep.txt'),
+    ]);
 
     for (const path of [
       '/etc/hostname',
