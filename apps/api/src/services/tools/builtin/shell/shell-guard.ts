@@ -9,12 +9,12 @@
  *   SIGKILL, the kernel closes its end; the guard's read ends and it SIGKILLs
  *   every group still registered, then exits. (Inside the sandbox,
  *   bubblewrap's `--die-with-parent` and its pid namespace end everything too.)
- * - **A sweep at start-up.** Every process of a command carries
- *   `MANGO_SHELL_SERVER=<pid>.<start time>` of the server that started it. A
- *   starting server SIGKILLs every process whose server is gone: what left
- *   the group (setsid, double forks) is found this way.
+ * - **A sweep at start-up, and every minute.** Every process of a command
+ *   carries `MANGO_SHELL_SERVER=<pid namespace>.<pid>.<start time>` of the
+ *   server that started it. A server SIGKILLs every process whose server is
+ *   gone: what left the group (setsid, double forks) is found this way.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import {
   isProcessAlive,
   isProcessTableAvailable,
@@ -94,11 +94,24 @@ export function guardProcessGroup(pgid: number): () => void {
 
 let serverIdentity: string | undefined;
 
-/** This server process as its commands' marker names it. */
+/**
+ * The pid namespace pids are counted in (`pid:[4026531836]`). A marker from
+ * another namespace (a server started inside a sandbox) names a pid that
+ * means something else here, so it is never judged.
+ */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid').replace(/[^\w]/g, '');
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** This server process as its commands' marker names it: `<pid namespace>.<pid>.<start time>`. */
 export function currentServerIdentity(): string {
   if (serverIdentity === undefined) {
     const status = readProcessStatus(process.pid);
-    serverIdentity = `${process.pid}.${status?.startTime ?? '0'}`;
+    serverIdentity = `${pidNamespace()}.${process.pid}.${status?.startTime ?? '0'}`;
   }
   return serverIdentity;
 }
@@ -124,6 +137,7 @@ function markedServer(pid: number, prefix: string): string | undefined {
 export function sweepOrphanedShellProcesses(): number[] {
   if (!isProcessTableAvailable()) return [];
   const prefix = `${SHELL_SERVER_MARKER_VARIABLE}=`;
+  const namespace = pidNamespace();
   const killed: number[] = [];
   const serverAlive = new Map<string, boolean>();
   for (const pid of listProcessIds()) {
@@ -132,8 +146,12 @@ export function sweepOrphanedShellProcesses(): number[] {
     if (server === undefined) continue;
     let alive = serverAlive.get(server);
     if (alive === undefined) {
-      const [serverPid, startTime] = server.split('.');
-      alive = isProcessAlive(Number(serverPid), startTime);
+      const [serverNamespace, serverPid, startTime] = server.split('.');
+      // Another namespace's pid (or a marker it cannot read) is left alone: counted as alive.
+      alive =
+        serverNamespace !== namespace ||
+        serverPid === undefined ||
+        isProcessAlive(Number(serverPid), startTime);
       serverAlive.set(server, alive);
     }
     if (alive) continue;
