@@ -266,7 +266,12 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     .use(createModelRoutes(deps.models))
     .use(
       createAdminRoutes({
-        users: createUserAdminService({ database: deps.database, auth: deps.auth, now }),
+        users: createUserAdminService({
+          database: deps.database,
+          auth: deps.auth,
+          now,
+          onRoleChanged: (userId) => services.roots.forget(userId),
+        }),
         invites: deps.auth.invites,
         roots: services.roots,
       }),

@@ -38,6 +38,9 @@ import {
 } from './services/tools/builtin/shell/shell-environment';
 import { sweepOrphanedShellProcesses } from './services/tools/builtin/shell/shell-guard';
 
+/** How often a running server looks for shell processes of servers that are gone. */
+const ORPHAN_SWEEP_INTERVAL_MS = 60_000;
+
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
@@ -99,10 +102,17 @@ async function main(): Promise<void> {
     additional: [...configuredModels, ...imageModelEntries(imageModels)],
     logger,
   });
-  // Shell processes of a server that died (killed, crashed) die now (docs/tools/shell.md#when-the-server-dies).
-  const orphans = sweepOrphanedShellProcesses();
-  if (orphans.length > 0)
-    logger.warn('killed the shell processes an earlier server left running', { pids: orphans });
+  // Shell processes of a server that died (killed, crashed) die now, and whatever another
+  // server on this machine leaves when it dies, within a minute (docs/tools/shell.md#when-the-server-dies).
+  const sweepOrphans = () => {
+    const orphans = sweepOrphanedShellProcesses();
+    if (orphans.length > 0)
+      logger.warn('killed the shell processes a server that is gone left running', {
+        pids: orphans,
+      });
+  };
+  sweepOrphans();
+  setInterval(sweepOrphans, ORPHAN_SWEEP_INTERVAL_MS).unref();
   const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
   // Chats this instance held when it last stopped without freeing them (a crash) are free now.
   const released = await runningTurns.releaseLeftovers();

@@ -21,6 +21,28 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 const fake = useFakeProviderServer();
 const ENTRY_POINT = join(import.meta.dir, '../../src/index.ts');
 const NOBODY = 65534;
+const SETPRIV = Bun.which('setpriv');
+const AS_NOBODY = SETPRIV
+  ? [SETPRIV, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups']
+  : undefined;
+
+/**
+ * Who the non-root probe runs as: the tests' own user when it is not root;
+ * as root, `nobody` (through setpriv) where nobody can read this checkout;
+ * else no one, and the probe checks the server made itself non-dumpable.
+ */
+const NON_ROOT_RUN: 'self' | 'nobody' | 'none' =
+  process.getuid?.() !== 0
+    ? 'self'
+    : AS_NOBODY &&
+        Bun.spawnSync([
+          ...AS_NOBODY,
+          process.execPath,
+          '-e',
+          `require('node:fs').accessSync(${JSON.stringify(ENTRY_POINT)}, 4)`,
+        ]).exitCode === 0
+      ? 'nobody'
+      : 'none';
 
 let directory: string;
 beforeAll(() => {
@@ -37,6 +59,9 @@ const PROBE = [
   'env',
   'echo "=== proc-mem"',
   'head -c 1 /proc/$PPID/mem >/dev/null; echo "mem-exit=$?"',
+  // Every process it may read (the server's helpers too, such as the shell guard).
+  'echo "=== every-environ"',
+  'for entry in /proc/[0-9]*; do tr "\\0" "\\n" <"$entry/environ" 2>/dev/null; done',
 ].join('\n');
 
 /** A unique value per variable, so a leak of any of them is found by its value. */
@@ -62,16 +87,10 @@ async function probeShell(
   env: Record<string, string>,
   options: { asNobody: boolean; dataDir: string },
 ): Promise<{ server: ServerProcess; result: ShellCommandResult }> {
-  const command = options.asNobody
-    ? [
-        'setpriv',
-        `--reuid=${NOBODY}`,
-        `--regid=${NOBODY}`,
-        '--clear-groups',
-        process.execPath,
-        ENTRY_POINT,
-      ]
-    : [process.execPath, ENTRY_POINT];
+  const command =
+    options.asNobody && AS_NOBODY
+      ? [...AS_NOBODY, process.execPath, ENTRY_POINT]
+      : [process.execPath, ENTRY_POINT];
   const server = await startServerProcess(
     { ...env, MANGO_DATA_DIR: options.dataDir, HOME: directory },
     { cwd: directory, command },
@@ -134,18 +153,32 @@ describe('the server’s secrets and a shell', () => {
     }
   });
 
-  test('as a non-root server user: the server’s /proc files cannot even be opened', async () => {
-    const asNobody = process.getuid?.() === 0;
-    const dataDir = join(directory, 'data-nobody');
-    const env = secretEnvironment();
-    const { server, result } = await probeShell(env, { asNobody, dataDir });
-    try {
-      expectNoSecret(result.stdout + result.stderr, env);
-      expect(result.stdout).not.toContain('environ-exit=0');
-      expect(result.stdout).not.toContain('mem-exit=0');
-      expect(result.stderr).toContain('Permission denied');
-    } finally {
-      await server.stop();
-    }
-  });
+  test(
+    NON_ROOT_RUN === 'none'
+      ? 'no non-root user can run this checkout here (root without setpriv, or a checkout closed to nobody): the server made itself non-dumpable, which is what stops one'
+      : `as a non-root server user (${NON_ROOT_RUN === 'self' ? 'the user the tests run as' : 'nobody'}): the server’s /proc files cannot even be opened`,
+    async () => {
+      const dataDir = join(directory, 'data-nobody');
+      const env = secretEnvironment();
+      const { server, result } = await probeShell(env, {
+        asNobody: NON_ROOT_RUN === 'nobody',
+        dataDir,
+      });
+      try {
+        expectNoSecret(result.stdout + result.stderr, env);
+        if (NON_ROOT_RUN === 'none') {
+          const protectedLine = server.lines.find((line) =>
+            line.includes('start-up environment protected'),
+          );
+          expect(protectedLine).toContain('"nonDumpable":true');
+          return;
+        }
+        expect(result.stdout).not.toContain('environ-exit=0');
+        expect(result.stdout).not.toContain('mem-exit=0');
+        expect(result.stderr).toContain('Permission denied');
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });

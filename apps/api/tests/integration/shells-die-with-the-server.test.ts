@@ -107,6 +107,9 @@ describe('shell processes when the server is killed', () => {
 
         restarted = await startServer(dataDir);
         expect(runningWithArgument(inGroup)).toEqual([]);
+        // The sweep has sent its SIGKILL before the server listens; on a busy machine the
+        // process may take a moment to be scheduled and die.
+        await waitUntil(() => runningWithArgument(escaped).length === 0, 2_000);
         // A survivor is shown with its marker and what the restarted server logged.
         const survivors = runningWithArgument(escaped).map((pid) => ({
           pid,

@@ -8,6 +8,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AppDatabase } from '../../db/database';
+import { createFeedBackedCache } from '../../db/feed-backed-cache';
 import { writeTimestamp } from '../../db/values';
 import { ApiError } from '../../errors';
 import { isPathInside } from '../tools/path-policy';
@@ -16,6 +17,11 @@ import type { HostAccess } from '../tools/types';
 /** More roots than this is a list of files, not a grant. */
 export const MAX_GRANTED_ROOTS = 100;
 
+/** The change channel of a user's host access (their roots or their role; the key is the user id). */
+export const HOST_ACCESS_CHANNEL = 'host_access';
+/** Bounds how long a change nobody signalled (a hand edit, the CLI on SQLite) can go unseen. */
+const HOST_ACCESS_TTL_MS = 30_000;
+
 export interface GrantedRootsService {
   /** The user's roots, sorted; 404 for an unknown user. */
   list(userId: string): Promise<string[]>;
@@ -23,6 +29,8 @@ export interface GrantedRootsService {
   replace(userId: string, roots: readonly string[]): Promise<string[]>;
   /** What the user's system tools may reach: an admin anywhere, anyone else their roots. */
   hostAccess(userId: string): Promise<HostAccess>;
+  /** The user's roots or role changed: this instance forgets at once, the others when signalled. */
+  forget(userId: string): Promise<void>;
 }
 
 export interface GrantedRootsDeps {
@@ -81,6 +89,20 @@ export function checkGrantedRoot(input: string, protectedPaths: readonly string[
 export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService {
   const { db } = deps.database;
   const now = deps.now ?? Date.now;
+  // Asked on every settings list, inspector, turn and chat change: kept while the feed vouches for it.
+  const cache = createFeedBackedCache<HostAccess>({
+    feed: deps.database.changes,
+    channel: HOST_ACCESS_CHANNEL,
+    invalidates: 'key',
+    maxEntries: 10_000,
+    ttlMs: HOST_ACCESS_TTL_MS,
+  });
+  const forget = async (userId: string) => {
+    cache.forget(userId);
+    await deps.database.changes.notify(HOST_ACCESS_CHANNEL, userId).catch(() => {
+      // The write stands; other instances see it when their entry expires.
+    });
+  };
 
   async function requireUser(userId: string): Promise<{ role: string | null }> {
     const user = await db
@@ -138,17 +160,29 @@ export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService 
             )
             .execute();
       });
+      await forget(userId);
       return roots;
     },
 
+    forget,
+
     async hostAccess(userId) {
-      const user = await db
-        .selectFrom('users')
-        .select('role')
-        .where('id', '=', userId)
-        .executeTakeFirst();
-      if (user?.role === 'admin') return { kind: 'admin' };
-      return { kind: 'granted', roots: await rootsOf(userId) };
+      const cached = cache.lookup(userId);
+      if (cached?.fresh) return cached.value;
+      const read = cache.startRead(userId);
+      const access = await readHostAccess(userId);
+      read.store(access);
+      return access;
     },
   };
+
+  async function readHostAccess(userId: string): Promise<HostAccess> {
+    const user = await db
+      .selectFrom('users')
+      .select('role')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (user?.role === 'admin') return { kind: 'admin' };
+    return { kind: 'granted', roots: await rootsOf(userId) };
+  }
 }

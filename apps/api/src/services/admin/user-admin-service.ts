@@ -12,6 +12,7 @@ import { runWithSignupGrant } from '../../auth/signup-grant';
 import type { AppDatabase } from '../../db/database';
 import { readTimestamp, writeTimestamp } from '../../db/values';
 import { ApiError } from '../../errors';
+import { HOST_ACCESS_CHANNEL } from './granted-roots';
 
 export type UserRole = 'admin' | 'user';
 
@@ -28,6 +29,12 @@ export interface UserAdminDeps {
   database: AppDatabase;
   auth: AuthService;
   now?: () => number;
+  /**
+   * A user's role changed, and with it where their system tools may reach:
+   * forget what was cached (the granted-roots service's `forget`). Without
+   * it, every instance is signalled on the change feed.
+   */
+  onRoleChanged?: (userId: string) => Promise<void>;
 }
 
 /** A generated password: 24 random bytes, URL-safe (32 characters). */
@@ -192,6 +199,10 @@ export function createUserAdminService(deps: UserAdminDeps) {
         if (changes.disabled === false) set.disabled_at = null;
         if (changes.role !== undefined) set.role = changes.role;
         await db.updateTable('users').set(set).where('id', '=', userId).execute();
+        if (changes.role !== undefined && changes.role !== user.role)
+          await (deps.onRoleChanged
+            ? deps.onRoleChanged(userId)
+            : database.changes.notify(HOST_ACCESS_CHANNEL, userId).catch(() => {}));
         if (changes.disabled === true) await signOutEverywhere(userId);
         else if (changes.role !== undefined || changes.disabled === false)
           await auth.revokeCredentials();

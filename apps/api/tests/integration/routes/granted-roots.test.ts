@@ -14,6 +14,7 @@ import type {
   ToolSettingsListResponse,
   TurnStreamEvent,
 } from '@mango/shared';
+import { openDatabase } from '../../../src/db/database';
 import '../../../src/services/tools';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { NO_GRANTED_ROOTS_REASON } from '../../../src/services/tools/host-access';
@@ -22,6 +23,7 @@ import { readTurnEvents } from '../../support/sse-client';
 import { createTempTree, type TempTree } from '../../support/temp-tree';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
+import { waitUntil } from '../../support/wait-until';
 
 const fake = useFakeProviderServer();
 let tree: TempTree;
@@ -74,9 +76,14 @@ describeEachDatabase('granted roots', (_kind, current) => {
     const { tools } = (await response.json()) as ToolSettingsListResponse;
     return tools.find((tool) => tool.name === name);
   };
-  /** Runs one turn in which the model calls read_file on `path`; returns the tool result. */
-  const readThroughTurn = async (user: TestUser, chat: Chat, path: string) => {
-    fake.enqueue('openai', callTool('read_file', { path }), say('done'));
+  /** Runs one turn in which the model calls `tool` (read_file on `path` by default); returns the tool result. */
+  const readThroughTurn = async (
+    user: TestUser,
+    chat: Chat,
+    path: string,
+    call: [string, Record<string, unknown>] = ['read_file', { path }],
+  ) => {
+    fake.enqueue('openai', callTool(...call), say('done'));
     const response = await app.fetch(`/api/chats/${chat.id}/turns`, {
       ...json('POST', { content: 'read it' }),
       user,
@@ -163,6 +170,14 @@ describeEachDatabase('granted roots', (_kind, current) => {
     expect(inside.isError).toBe(false);
     expect(inside.content).toContain('inside the grant');
 
+    // A walk without a directory starts in the first granted root, and stays inside it.
+    const globbed = await readThroughTurn(bob, chat, '', ['glob', { pattern: '**/*.txt' }]);
+    expect(globbed.isError).toBe(false);
+    expect(JSON.parse(globbed.content).matches.sort()).toEqual([
+      tree.at('granted/notes.txt'),
+      tree.at('granted/sub/deep.txt'),
+    ]);
+
     for (const path of [
       '/etc/hostname',
       tree.at('elsewhere/secret.txt'),
@@ -226,10 +241,37 @@ describeEachDatabase('granted roots', (_kind, current) => {
     expect(anywhere.status).toBe(201);
   });
 
-  test('revoking the roots takes the tools away at once', async () => {
-    await grant(bob, [tree.at('granted')]);
-    expect((await toolState(bob, 'read_file'))?.unavailableReason).toBeUndefined();
+  test('revoking the roots takes the tools away at once, here and on another instance', async () => {
+    const thereDatabase = openDatabase(current().config);
+    const there = startTestApp(thereDatabase, { protectedPaths: [tree.at('data')] });
+    try {
+      expect(await waitUntil(async () => thereDatabase.changes.isLive())).toBe(true);
+      const stateThere = async () => {
+        const response = await there.fetch('/api/settings/tools', { user: bob });
+        const { tools } = (await response.json()) as ToolSettingsListResponse;
+        return tools.find((tool) => tool.name === 'read_file')?.unavailableReason;
+      };
+      await grant(bob, [tree.at('granted')]);
+      expect((await toolState(bob, 'read_file'))?.unavailableReason).toBeUndefined();
+      expect(await waitUntil(async () => (await stateThere()) === undefined)).toBe(true);
+      await grant(bob, []);
+      expect((await toolState(bob, 'read_file'))?.unavailableReason).toBe(NO_GRANTED_ROOTS_REASON);
+      expect(
+        await waitUntil(async () => (await stateThere()) === NO_GRANTED_ROOTS_REASON, 5_000),
+      ).toBe(true);
+    } finally {
+      await there.stop();
+      await thereDatabase.close();
+    }
+  });
+
+  test('a role change moves the boundary at once: an admin needs no root, a user again does', async () => {
     await grant(bob, []);
+    const promote = (role: 'admin' | 'user') =>
+      app.fetch(`/api/admin/users/${bob.id}`, { ...json('PATCH', { role }), user: admin });
+    expect((await promote('admin')).status).toBe(200);
+    expect((await toolState(bob, 'read_file'))?.unavailableReason).toBeUndefined();
+    expect((await promote('user')).status).toBe(200);
     expect((await toolState(bob, 'read_file'))?.unavailableReason).toBe(NO_GRANTED_ROOTS_REASON);
   });
 });

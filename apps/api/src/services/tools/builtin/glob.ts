@@ -102,8 +102,12 @@ export async function runGlob(
   const includeDotfiles = getBooleanSetting(parameters.includeDotfiles, false);
   const absolute = getBooleanSetting(parameters.absolute, false);
 
+  // Without a cwd: the working directory (agent mode), else a non-admin's first granted root.
   const base = await resolveAndValidatePath(
-    parsed.cwd ?? getEffectiveWorkingDirectory(context) ?? process.cwd(),
+    parsed.cwd ??
+      getEffectiveWorkingDirectory(context) ??
+      context.grantedRoots?.[0] ??
+      process.cwd(),
     context,
     { argument: 'cwd' },
   );

@@ -20,7 +20,11 @@ import { buildSandboxArguments } from './bubblewrap-sandbox';
 import { createOutputCapture, type OutputCapture } from './output-capture';
 import { createDescendantTracker, terminateProcessTree } from './process-tree';
 import { buildShellEnvironment } from './shell-environment';
-import { currentServerIdentity, guardedArgv, SHELL_SERVER_MARKER_VARIABLE } from './shell-guard';
+import {
+  currentServerIdentity,
+  guardProcessGroup,
+  SHELL_SERVER_MARKER_VARIABLE,
+} from './shell-guard';
 import type { ShellCommandResult, ShellInterpreter, ShellTermination } from './shell-types';
 
 /** Every process of a run inherits `MANGO_SHELL_RUN=<id>`; it is how escaped descendants are found. */
@@ -142,7 +146,7 @@ export async function runShellCommand(
     },
   });
   const interpreterArgv = [interpreter.executable, ...interpreter.commandArguments(command)];
-  const commandArgv = options.sandbox
+  const argv = options.sandbox
     ? [
         options.sandbox.executable,
         ...buildSandboxArguments({
@@ -157,17 +161,14 @@ export async function runShellCommand(
       ]
     : interpreterArgv;
   const posix = process.platform !== 'win32';
-  // POSIX: under the guard that kills the group when the server dies (shell-guard.ts).
-  const argv = posix ? guardedArgv(commandArgv) : commandArgv;
 
   const startedAt = performance.now();
-  let child: Bun.Subprocess<'pipe' | 'ignore', 'pipe', 'pipe'>;
+  let child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
   try {
     child = Bun.spawn(argv, {
       cwd,
       env,
-      // The guard's pipe: never written, closed by the kernel when the server dies.
-      stdio: [posix ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       // POSIX: setsid, so the shell leads a new session and process group we can kill as one.
       detached: posix,
       windowsHide: true,
@@ -179,6 +180,8 @@ export async function runShellCommand(
     );
   }
 
+  // If the server dies while the command runs, the guard kills its group (shell-guard.ts).
+  const releaseGuard = posix ? guardProcessGroup(child.pid) : () => {};
   const maxOutputBytes = options.maxOutputBytes;
   const stdout = createOutputCapture(maxOutputBytes, 'stdout');
   const stderr = createOutputCapture(maxOutputBytes, 'stderr');
@@ -228,10 +231,7 @@ export async function runShellCommand(
     for (const pid of leftovers) survivors.add(pid);
   }
 
-  // The guard is gone with the group; its pipe is closed here rather than left to the collector.
-  const guardPipe = child.stdin as Bun.FileSink | number | undefined | null;
-  if (guardPipe && typeof guardPipe === 'object')
-    void Promise.resolve(guardPipe.end()).catch(() => {});
+  releaseGuard();
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   let drainTimer: ReturnType<typeof setTimeout> | undefined;

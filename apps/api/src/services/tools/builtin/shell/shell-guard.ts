@@ -2,19 +2,19 @@
  * Nothing a shell started outlives the server (docs/tools/shell.md#when-the-server-dies),
  * however the server dies:
  *
- * - **A guard in the command's process group.** The interpreter is started
- *   through `sh`, which forks a guard that blocks reading the server's end of
- *   a pipe (the command's stdin; the command itself gets /dev/null) and then
- *   execs the interpreter. When the server dies, even by SIGKILL, the kernel
- *   closes its end, the guard's read ends and it SIGKILLs the whole group.
- *   (Inside the sandbox, bubblewrap's `--die-with-parent` and its pid
- *   namespace end everything too.)
- * - **A sweep at start-up.** Every process of a command carries
- *   `MANGO_SHELL_SERVER=<pid>.<start time>` of the server that started it. A
- *   starting server SIGKILLs every process whose server is gone: what left
- *   the group (setsid, double forks) is found this way.
+ * - **A guard process.** One small `sh` per server process, started with the
+ *   first command, reads a pipe whose other end only the server holds. The
+ *   server tells it each command's process group as the command starts
+ *   (`add <pgid>`) and ends (`del <pgid>`). When the server dies, even by
+ *   SIGKILL, the kernel closes its end; the guard's read ends and it SIGKILLs
+ *   every group still registered, then exits. (Inside the sandbox,
+ *   bubblewrap's `--die-with-parent` and its pid namespace end everything too.)
+ * - **A sweep at start-up, and every minute.** Every process of a command
+ *   carries `MANGO_SHELL_SERVER=<pid namespace>.<pid>.<start time>` of the
+ *   server that started it. A server SIGKILLs every process whose server is
+ *   gone: what left the group (setsid, double forks) is found this way.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import {
   isProcessAlive,
   isProcessTableAvailable,
@@ -25,25 +25,93 @@ import {
 /** Names the server that started a command's processes, `<pid>.<start time in ticks>`. */
 export const SHELL_SERVER_MARKER_VARIABLE = 'MANGO_SHELL_SERVER';
 
-/** The guard: fd 3 is the server's pipe; the guard's own output goes nowhere, so it holds no pipe of the command. */
+/**
+ * The guard: registered groups are kept as shell variables (no process per
+ * command); at end of input (the server is gone) every one left is killed.
+ */
 const GUARD_SCRIPT = [
-  'exec 3<&0',
-  '{ read -r _ <&3; kill -KILL 0; } </dev/null >/dev/null 2>&1 &',
-  'exec "$@" </dev/null 3<&-',
+  'while read -r op pgid; do',
+  '  case $op in',
+  '    add) eval "g_$pgid=1" ;;',
+  '    del) unset "g_$pgid" ;;',
+  '  esac',
+  'done',
+  `for pgid in $(set | sed -n 's/^g_\\([0-9][0-9]*\\)=.*/\\1/p'); do kill -KILL "-$pgid" 2>/dev/null; done`,
 ].join('\n');
 
-/** argv that runs `argv` under the guard (POSIX); the caller gives the process a stdin pipe it keeps open. */
-export function guardedArgv(argv: readonly string[], shell = '/bin/sh'): string[] {
-  return [shell, '-c', GUARD_SCRIPT, 'mango-shell-guard', ...argv];
+interface Guard {
+  write(line: string): void;
+}
+
+let guard: Guard | null | undefined;
+
+function startGuard(): Guard | null {
+  try {
+    const child = Bun.spawn(['/bin/sh', '-c', GUARD_SCRIPT], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      // Nothing of the server's environment: a command could read the guard's /proc/<pid>/environ.
+      env: { PATH: '/usr/bin:/bin' },
+      // Its own session: a Ctrl-C meant for the server's terminal does not end the guard first.
+      detached: true,
+    });
+    // The guard lives as long as the server, but never keeps it from exiting.
+    child.unref();
+    const sink = child.stdin;
+    let alive = true;
+    void child.exited.then(() => {
+      alive = false;
+      guard = undefined;
+    });
+    return {
+      write(line) {
+        if (!alive) return;
+        try {
+          sink.write(line);
+          void Promise.resolve(sink.flush()).catch(() => {});
+        } catch {
+          // the guard is gone; the next command starts another
+        }
+      },
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Registers a command's process group with the guard; call the returned
+ * function when the command has ended and its group is gone. POSIX only
+ * (elsewhere a no-op).
+ */
+export function guardProcessGroup(pgid: number): () => void {
+  if (process.platform === 'win32' || !Number.isInteger(pgid) || pgid <= 1) return () => {};
+  if (guard === undefined) guard = startGuard();
+  const current = guard;
+  if (!current) return () => {};
+  current.write(`add ${pgid}\n`);
+  return () => current.write(`del ${pgid}\n`);
 }
 
 let serverIdentity: string | undefined;
 
-/** This server process as its commands' marker names it. */
+/**
+ * The pid namespace pids are counted in (`pid:[4026531836]`). A marker from
+ * another namespace (a server started inside a sandbox) names a pid that
+ * means something else here, so it is never judged.
+ */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid').replace(/[^\w]/g, '');
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** This server process as its commands' marker names it: `<pid namespace>.<pid>.<start time>`. */
 export function currentServerIdentity(): string {
   if (serverIdentity === undefined) {
     const status = readProcessStatus(process.pid);
-    serverIdentity = `${process.pid}.${status?.startTime ?? '0'}`;
+    serverIdentity = `${pidNamespace()}.${process.pid}.${status?.startTime ?? '0'}`;
   }
   return serverIdentity;
 }
@@ -69,6 +137,7 @@ function markedServer(pid: number, prefix: string): string | undefined {
 export function sweepOrphanedShellProcesses(): number[] {
   if (!isProcessTableAvailable()) return [];
   const prefix = `${SHELL_SERVER_MARKER_VARIABLE}=`;
+  const namespace = pidNamespace();
   const killed: number[] = [];
   const serverAlive = new Map<string, boolean>();
   for (const pid of listProcessIds()) {
@@ -77,8 +146,12 @@ export function sweepOrphanedShellProcesses(): number[] {
     if (server === undefined) continue;
     let alive = serverAlive.get(server);
     if (alive === undefined) {
-      const [serverPid, startTime] = server.split('.');
-      alive = isProcessAlive(Number(serverPid), startTime);
+      const [serverNamespace, serverPid, startTime] = server.split('.');
+      // Another namespace's pid (or a marker it cannot read) is left alone: counted as alive.
+      alive =
+        serverNamespace !== namespace ||
+        serverPid === undefined ||
+        isProcessAlive(Number(serverPid), startTime);
       serverAlive.set(server, alive);
     }
     if (alive) continue;
