@@ -1,5 +1,6 @@
 /** Starts the API server with the production dependencies. */
 import { join } from 'node:path';
+import { ensureWebBuild } from '@mango/web/build';
 import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
@@ -7,6 +8,7 @@ import { ConfigError, loadServerConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
+import { withWebUi } from './routes/web-ui';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
@@ -127,7 +129,20 @@ async function main(): Promise<void> {
   };
   const services = createAppServices(deps);
   const app = createApp(deps, services);
-  const server = startServer({ app, database, logger, host: config.host, port: config.port });
+  // The web UI is built here when its sources changed (a few ms when they did not); a failed
+  // build stops the start with the bundler's messages rather than serving a stale UI.
+  const web = await ensureWebBuild();
+  logger.info(web.built ? 'web UI built' : 'web UI up to date', {
+    directory: web.directory,
+    durationMs: Math.round(web.durationMs),
+  });
+  const server = startServer({
+    app: withWebUi(app, web.directory),
+    database,
+    logger,
+    host: config.host,
+    port: config.port,
+  });
   const shutdown = async (signal: string) => {
     logger.info('shutting down: finishing requests in flight, then closing the database', {
       signal,

@@ -12,6 +12,7 @@ import {
 import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
 import { type Logger, silentLogger } from '../../src/logger';
+import { withWebUi } from '../../src/routes/web-ui';
 import { type RunningServer, startServer } from '../../src/server';
 import {
   createDatabaseRunningTurns,
@@ -90,6 +91,8 @@ export interface TestAppOptions {
   /** Sign-in and sign-up attempts per address and minute (default: high enough never to trip). */
   authAttemptsPerMinute?: number;
   trustedProxies?: readonly string[];
+  /** Serve the built web UI from this directory beside the API (`ensureWebBuild()` first). */
+  webDirectory?: string;
   now?: () => number;
 }
 
@@ -149,7 +152,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
   const services = createAppServices(deps);
   const app = createApp(deps, services);
   const server = startServer({
-    app,
+    app: options.webDirectory ? withWebUi(app, options.webDirectory) : app,
     // The test database belongs to the test; stopping the server leaves it open.
     database: { ...database, close: async () => {} },
     logger: silentLogger,
