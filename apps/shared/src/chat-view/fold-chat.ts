@@ -197,7 +197,7 @@ export function storedMessagesToView(messages: readonly ChatMessage[]): ChatView
 /** Applies `change` to the view's last message when it is the turn's assistant message. */
 function withAssistant(view: ChatView, change: (message: ChatViewMessage) => ChatViewMessage) {
   const last = view.messages.at(-1);
-  if (!last || last.role !== 'assistant') return view;
+  if (last?.role !== 'assistant') return view;
   const messages = view.messages.slice();
   messages[messages.length - 1] = change(last);
   return { ...view, messages };

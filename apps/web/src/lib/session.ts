@@ -1,0 +1,26 @@
+/** Who is signed in (better-auth's session), and signing in, up and out. */
+import { api } from './api';
+
+export interface SessionUser {
+  id: string;
+  name: string;
+  email: string;
+  role?: string;
+}
+
+export async function readSession(): Promise<SessionUser | null> {
+  const answer = await api<{ user?: SessionUser } | null>('/api/auth/get-session');
+  return answer?.user ?? null;
+}
+
+export async function signIn(email: string, password: string): Promise<void> {
+  await api('/api/auth/sign-in/email', { body: { email, password } });
+}
+
+export async function signUp(name: string, email: string, password: string): Promise<void> {
+  await api('/api/auth/sign-up/email', { body: { name, email, password } });
+}
+
+export async function signOut(): Promise<void> {
+  await api('/api/auth/sign-out', { body: {} });
+}
