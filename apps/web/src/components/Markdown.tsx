@@ -13,11 +13,5 @@ export function Markdown({ text }: { text: string }) {
     element.addEventListener('click', onClick);
     return () => element.removeEventListener('click', onClick);
   }, []);
-  return (
-    <div
-      ref={ref}
-      class="markdown"
-      dangerouslySetInnerHTML={{ __html: html }}
-    />
-  );
+  return <div ref={ref} class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
