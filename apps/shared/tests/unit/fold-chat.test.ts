@@ -5,7 +5,7 @@ import {
   type ChatView,
   foldChat,
   type TurnStreamEvent,
-} from '../src';
+} from '../../src';
 
 const at = '2026-01-01T00:00:00.000Z';
 const msg = (id: string, role: ChatMessage['role'], parts: ChatMessage['parts']): ChatMessage => ({

@@ -7,7 +7,7 @@ import {
   parameterValue,
   resetBody,
   switchState,
-} from '../src/lib/settings-form';
+} from '../../src/lib/settings-form';
 
 const tool: ToolSettingsDescriptor = {
   name: 'list_directory',
