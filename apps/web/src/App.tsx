@@ -136,8 +136,10 @@ function Shell({ user, onSignedOut }: { user: SessionUser; onSignedOut: () => vo
             href="/account"
             aria-current={path === '/account' ? 'page' : undefined}
             data-testid="account-link"
+            title={user.email}
           >
-            {user.email}
+            <span class="wide-only">{user.email}</span>
+            <span class="narrow-only">Account</span>
           </a>
         </nav>
       </header>

@@ -36,6 +36,7 @@ import {
   createToolCatalog,
   createToolRegistry,
   defaultToolRegistry,
+  type RegisteredTool,
   type ToolRegistry,
   type ToolSource,
 } from '../../src/services/tools';
@@ -79,6 +80,8 @@ export interface TestAppOptions {
    * are offered with generate_image on them, as the production server does.
    */
   imageModels?: ImageModelRegistry;
+  /** Tools offered after the built-ins (and generate_image), when no `toolRegistry` is given. */
+  extraTools?: RegisteredTool[];
   /** Keep image bytes in this directory instead of the database (`MANGO_IMAGE_STORE=directory`). */
   imageDirectory?: string;
   /** The model catalog (default: the providers' own lists, nothing configured). */
@@ -121,10 +124,12 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     ...(options.imageDirectory ? { bytes: createDirectoryImageBytes(options.imageDirectory) } : {}),
   });
   let registry = options.toolRegistry ?? defaultToolRegistry;
-  if (options.imageModels && !options.toolRegistry) {
+  if ((options.imageModels || options.extraTools) && !options.toolRegistry) {
     registry = createToolRegistry();
     for (const tool of defaultToolRegistry.list()) registry.register(tool);
-    registry.register(createGenerateImageTool({ models: options.imageModels, images }));
+    if (options.imageModels)
+      registry.register(createGenerateImageTool({ models: options.imageModels, images }));
+    for (const tool of options.extraTools ?? []) registry.register(tool);
   }
   const deps: AppDependencies = {
     database,

@@ -16,9 +16,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureWebBuild } from '@mango/web/build';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createImageModelRegistry } from '../../../src/services/providers/image-model-registry';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
-import { createToolRegistry, defaultToolRegistry } from '../../../src/services/tools';
+import type { RegisteredTool } from '../../../src/services/tools';
 import { closeBrowser, launchBrowser, type PageProblems, watchPage } from '../../support/browser';
+import {
+  type FakeImageServer,
+  startFakeImageServer,
+} from '../../support/fake-images/fake-image-server';
 import {
   callTool,
   type FakeProviderServer,
@@ -33,55 +38,54 @@ const screenshots = process.env.MANGO_UI_SCREENSHOT_DIR ?? join(temp, 'screensho
 const workspace = join(temp, 'project');
 
 let fake: FakeProviderServer;
+let imagesFake: FakeImageServer;
 let testDatabase: TestDatabase;
 let app: TestApp;
 let browser: Browser;
 /** Release functions of the `gate` tool's running calls. */
 let gates: (() => void)[] = [];
 
-function createRegistry() {
-  const registry = createToolRegistry();
-  for (const tool of defaultToolRegistry.list()) registry.register(tool);
-  registry.register({
-    definition: {
-      name: 'gate',
-      description: 'Waits until the test releases it (or the turn is cancelled).',
-      parameters: {
-        type: 'object',
-        properties: { label: { type: 'string' } },
-        additionalProperties: false,
-      },
+/** A tool the test holds open until it releases it (or the turn is cancelled). */
+const gateTool: RegisteredTool = {
+  definition: {
+    name: 'gate',
+    description: 'Waits until the test releases it (or the turn is cancelled).',
+    parameters: {
+      type: 'object',
+      properties: { label: { type: 'string' } },
+      additionalProperties: false,
     },
-    settings: {
-      title: 'Gate',
-      description: 'A tool the test holds open.',
-      category: 'system',
-      enabledByDefault: true,
-      canDisable: true,
-      defaultParameters: {},
-      parameterDescriptors: [],
-    },
-    execute: (_args, context) =>
-      new Promise((resolve, reject) => {
-        context.emit?.({ type: 'waiting', message: 'Waiting for the test to release it.' });
-        gates.push(() => resolve({ released: true }));
-        context.signal.addEventListener('abort', () => reject(context.signal.reason));
-      }),
-  });
-  return registry;
-}
+  },
+  settings: {
+    title: 'Gate',
+    description: 'A tool the test holds open.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: {},
+    parameterDescriptors: [],
+  },
+  execute: (_args, context) =>
+    new Promise((resolve, reject) => {
+      context.emit?.({ type: 'waiting', message: 'Waiting for the test to release it.' });
+      gates.push(() => resolve({ released: true }));
+      context.signal.addEventListener('abort', () => reject(context.signal.reason));
+    }),
+};
 
 beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
   mkdirSync(workspace, { recursive: true });
   writeFileSync(join(workspace, 'notes.md'), '# Notes\n\nhello from the notes\n');
-  const [web, started, database, launched] = await Promise.all([
+  const [web, started, startedImages, database, launched] = await Promise.all([
     ensureWebBuild(),
     startFakeProviderServer(),
+    startFakeImageServer(),
     createTestDatabase('sqlite'),
     launchBrowser(),
   ]);
   fake = started;
+  imagesFake = startedImages;
   testDatabase = database;
   browser = launched;
   fake.serveModels('openai', { models: [{ id: 'gpt-5', displayName: 'GPT-5' }] });
@@ -89,7 +93,11 @@ beforeAll(async () => {
     providers: createProviderRegistry({
       openai: { baseURL: fake.baseUrl('openai'), apiKey: 'test-key', maxRetries: 0 },
     }),
-    toolRegistry: createRegistry(),
+    imageModels: createImageModelRegistry(
+      [{ name: 'openai:gpt-image-1', provider: 'openai', modelId: 'gpt-image-1' }],
+      { openai: { apiKey: 'sk-test', baseURL: imagesFake.baseUrl('openai') } },
+    ),
+    extraTools: [gateTool],
     webDirectory: web.directory,
   });
 }, 120_000);
@@ -99,6 +107,7 @@ afterAll(async () => {
   await app?.stop();
   await closeBrowser();
   await fake?.close();
+  await imagesFake?.close();
   await testDatabase?.dispose();
   rmSync(temp, { recursive: true, force: true });
 });
@@ -122,9 +131,16 @@ async function openPage(path = '/'): Promise<Page> {
   return page;
 }
 
+/** A fresh context; waits give up well before the test's own timeout, so a failure says what it waited for. */
+async function newContext(): Promise<BrowserContext> {
+  const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  fresh.setDefaultTimeout(10_000);
+  return fresh;
+}
+
 /** A fresh context signed in as a new user (signed up through the API). */
 async function signedInContext(): Promise<void> {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context = await newContext();
   const user = await app.signUp();
   await context.addCookies(
     user.cookie.split('; ').map((pair) => {
@@ -171,7 +187,7 @@ const messagesText = (page: Page) => page.locator('.messages').innerText();
 
 describe('the web UI in a browser', () => {
   test('first sign-up becomes the admin; API keys are shown once, listed and revoked', async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await newContext();
     const page = await openPage('/');
     await page.getByTestId('sign-up-tab').click();
     expect(await page.getByTestId('first-admin-note').innerText()).toContain(
@@ -303,6 +319,52 @@ describe('the web UI in a browser', () => {
     fake.enqueue('openai', say('Second time lucky.'));
     await page.getByTestId('retry').click();
     await page.getByText('Second time lucky.').waitFor();
+    await idle(page);
+    expect(problems()).toEqual([]);
+  }, 30_000);
+
+  test('a generated image is shown under its card, served from /api/images', async () => {
+    await signedInContext();
+    const page = await openPage('/');
+    await newChat(page);
+    imagesFake.enqueue('openai', { kind: 'image' });
+    fake.enqueue(
+      'openai',
+      callTool('generate_image', { prompt: 'a mango on a desk', count: 1 }),
+      say('Here is your mango.'),
+    );
+    await send(page, 'Draw a mango.');
+    await card(page, 'succeeded').waitFor();
+    await page.getByText('Here is your mango.').waitFor();
+    const image = page.locator('.tool-images img');
+    await image.waitFor();
+    await page.waitForFunction(
+      () => (document.querySelector('.tool-images img') as HTMLImageElement | null)?.naturalWidth,
+    );
+    expect(await image.getAttribute('src')).toStartWith('/api/images/');
+    await idle(page);
+    expect(problems()).toEqual([]);
+  }, 30_000);
+
+  test('a failed call shows its code and message; the iteration limit is a notice', async () => {
+    await signedInContext();
+    const page = await openPage('/');
+    await newChat(page);
+    await page.getByTestId('max-iterations').fill('1');
+    fake.enqueue(
+      'openai',
+      callTool('read_file', { path: '/no/such/file.md' }),
+      say('I could not read it.'),
+    );
+    await send(page, 'Read a missing file.');
+    await card(page, 'failed').waitFor();
+    await page.locator('[data-testid="turn-ending"][data-status="iteration_limit"]').waitFor();
+    expect(await page.getByTestId('turn-ending').innerText()).toContain('Iteration limit reached');
+    await page.locator('[data-testid="tool-card"] summary').click();
+    const error = page.locator('.tool-body .tool-error');
+    expect(await error.locator('code').innerText()).toMatch(/^[a-z_]+$/);
+    expect((await error.innerText()).length).toBeGreaterThan(20);
+    expect(fake.requests('openai').at(-1)?.body.tool_choice).toBe('none');
     await idle(page);
     expect(problems()).toEqual([]);
   }, 30_000);
