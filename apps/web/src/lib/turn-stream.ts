@@ -6,6 +6,9 @@ import type { TurnStreamEvent } from '@mango/shared';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { errorFrom, request } from './api';
 
+/** The longest stretch of event handling before the page gets a turn. */
+const SLICE_MS = 8;
+
 export type OnTurnEvent = (event: TurnStreamEvent, id: string | undefined) => void;
 
 /** Reads events until the stream ends; resolves whether `done` was seen. */
@@ -17,7 +20,14 @@ export async function readTurnEvents(response: Response, onEvent: OnTurnEvent): 
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream({ maxBufferSize: 16 * 1024 * 1024 }));
   let done = false;
+  let sliceStarted = performance.now();
   for await (const frame of frames as unknown as AsyncIterable<{ id?: string; data: string }>) {
+    // A burst of thousands of events (a backlog replayed on re-attach) is handled in slices, so
+    // the page can draw and answer input in between.
+    if (performance.now() - sliceStarted > SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStarted = performance.now();
+    }
     let event: TurnStreamEvent;
     try {
       event = JSON.parse(frame.data) as TurnStreamEvent;
