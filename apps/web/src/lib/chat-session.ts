@@ -28,6 +28,7 @@ export interface SessionSnapshot {
 }
 
 const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000];
+const SHOW_RUNNING_AFTER_MS = 150;
 
 export class ChatSession {
   private stored: ChatMessage[] = [];
@@ -66,9 +67,10 @@ export class ChatSession {
     try {
       this.stored = await this.readMessages();
       this.setView(foldChat(this.stored));
-      this.update({ state: 'idle' });
-      // A chat with messages has a latest turn (running, or ended with its events kept).
+      // A chat with messages has a latest turn (running, or ended with its events kept); the
+      // chat stays `loading` until that turn is replayed, or shown running.
       if (this.stored.length > 0) await this.follow();
+      else this.update({ state: 'idle' });
     } catch (error) {
       if (!this.closed.signal.aborted) this.update({ state: 'idle', problem: messageOf(error) });
     }
@@ -126,11 +128,22 @@ export class ChatSession {
         try {
           const response = await followTurn(this.chatId, this.lastEventId, this.closed.signal);
           if (!response) break;
-          if (this.snapshot.state !== 'streaming')
-            this.update({ state: 'streaming', problem: undefined });
-          const done = await readTurnEvents(response, (event, id) => this.receive(event, id));
+          // A turn that has ended replays at once and closes: shown as running (with Stop)
+          // only when it is still going a moment later.
+          const promote = setTimeout(() => {
+            if (this.snapshot.state !== 'streaming') this.update({ state: 'streaming' });
+          }, SHOW_RUNNING_AFTER_MS);
+          if (this.snapshot.state === 'reconnecting') this.update({ state: 'streaming' });
+          const done = await readTurnEvents(response, (event, id) =>
+            this.receive(event, id),
+          ).finally(() => clearTimeout(promote));
           if (done) {
             await this.ended();
+            return;
+          }
+          // Followed from the `done` of a turn that had ended: nothing new happened.
+          if (this.snapshot.view.turn?.state === 'done') {
+            this.update({ state: 'idle' });
             return;
           }
         } catch (error) {

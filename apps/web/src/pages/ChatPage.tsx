@@ -265,7 +265,7 @@ export function ChatPage({
   const submit = (event?: Event) => {
     event?.preventDefault();
     const content = draft.trim();
-    if (!content || running) return;
+    if (!content || running || snapshot.state === 'loading') return;
     setDraft('');
     send(content);
   };
@@ -394,7 +394,11 @@ export function ChatPage({
               Stop
             </button>
           ) : (
-            <button type="submit" data-testid="send" disabled={draft.trim() === ''}>
+            <button
+              type="submit"
+              data-testid="send"
+              disabled={draft.trim() === '' || snapshot.state === 'loading'}
+            >
               Send
             </button>
           )}

@@ -257,6 +257,8 @@ describe('the web UI in a browser', () => {
     const sent = fake.requests('openai')[0]?.body as { tools: unknown[] };
     expect(sent.tools).toEqual(wire.tools);
     await page.screenshot({ path: join(screenshots, 'chat.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(screenshots, 'chat-dark.png') });
     await page.setViewportSize({ width: 360, height: 740 });
     await page.screenshot({ path: join(screenshots, 'chat-360.png') });
     expect(problems()).toEqual([]);
@@ -289,6 +291,37 @@ describe('the web UI in a browser', () => {
     await idle(page);
     await card(page, 'succeeded').waitFor();
     expect(await messagesText(page)).toBe(live);
+    expect(problems()).toEqual([]);
+  }, 30_000);
+
+  test('a tab already open picks up a turn another tab started when it is shown again', async () => {
+    await signedInContext();
+    const first = await openPage('/');
+    const chatId = await newChat(first);
+    fake.enqueue('openai', say('An earlier answer.'));
+    await send(first, 'First question.');
+    await first.getByText('An earlier answer.').waitFor();
+    await idle(first);
+    const second = await openPage(`/chats/${chatId}`);
+    await second.getByText('An earlier answer.').waitFor();
+    await idle(second);
+    fake.enqueue('openai', callTool('gate', { label: 'two' }), say('Both tabs saw it.'));
+    await send(first, 'Second question.');
+    await card(first, 'running').waitFor();
+    // The second tab is told it is visible again (as when its user switches back to it).
+    await second.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await card(second, 'running').waitFor();
+    gates[0]?.();
+    for (const tab of [first, second]) {
+      await tab.getByText('Both tabs saw it.').waitFor();
+      await idle(tab);
+    }
+    expect(await messagesText(second)).toBe(await messagesText(first));
+    expect(await second.getByText('An earlier answer.').count()).toBe(1);
+    // Shown again with nothing new: it stays as it is.
+    await second.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await idle(second);
+    expect(await messagesText(second)).toBe(await messagesText(first));
     expect(problems()).toEqual([]);
   }, 30_000);
 
