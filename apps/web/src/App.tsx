@@ -1,7 +1,7 @@
 /** The shell: who is signed in, the navigation, the chat list, and the page the URL names. */
 import type { Chat, ChatListResponse, ModelsResponse } from '@mango/shared';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, messageOf } from './lib/api';
+import { api, messageOf, SIGNED_OUT_EVENT } from './lib/api';
 import { navigate, onLinkClick, usePath } from './lib/router';
 import { readSession, type SessionUser, signOut } from './lib/session';
 import { AccountPage } from './pages/AccountPage';
@@ -174,6 +174,11 @@ export function App() {
       .catch((error) => setProblem(messageOf(error)));
   }, []);
   useEffect(load, []);
+  useEffect(() => {
+    const signedOut = () => setUser(null);
+    addEventListener(SIGNED_OUT_EVENT, signedOut);
+    return () => removeEventListener(SIGNED_OUT_EVENT, signedOut);
+  }, []);
   if (problem)
     return (
       <main class="auth-page">

@@ -38,6 +38,9 @@ export async function errorFrom(response: Response): Promise<ApiError> {
   );
 }
 
+/** Dispatched on `window` when the API says the session is gone. */
+export const SIGNED_OUT_EVENT = 'mango:signed-out';
+
 export interface RequestOptions {
   method?: string;
   body?: unknown;
@@ -61,7 +64,13 @@ export async function request(path: string, options: RequestOptions = {}): Promi
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(0, 'connection_failed', 'The server could not be reached. Is it running?');
   }
-  if (!response.ok) throw await errorFrom(response);
+  if (!response.ok) {
+    const error = await errorFrom(response);
+    // The session ended (signed out elsewhere, expired, the account disabled): back to sign-in.
+    if (response.status === 401 && !path.startsWith('/api/auth/'))
+      dispatchEvent(new CustomEvent(SIGNED_OUT_EVENT));
+    throw error;
+  }
   return response;
 }
 

@@ -17,8 +17,17 @@ export async function signIn(email: string, password: string): Promise<void> {
   await api('/api/auth/sign-in/email', { body: { email, password } });
 }
 
-export async function signUp(name: string, email: string, password: string): Promise<void> {
-  await api('/api/auth/sign-up/email', { body: { name, email, password } });
+/** Signs up; `invite` is an admin's invite token, for a server whose sign-up is closed. */
+export async function signUp(
+  name: string,
+  email: string,
+  password: string,
+  invite?: string,
+): Promise<void> {
+  await api('/api/auth/sign-up/email', {
+    body: { name, email, password },
+    ...(invite ? { headers: { 'x-invite-token': invite } } : {}),
+  });
 }
 
 export async function signOut(): Promise<void> {

@@ -4,7 +4,9 @@ import { messageOf } from '../lib/api';
 import { signIn, signUp } from '../lib/session';
 
 export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
-  const [mode, setMode] = useState<'sign-in' | 'sign-up'>('sign-in');
+  // An invite link (`/?invite=<token>`, from an admin) opens the sign-up form with its token.
+  const invite = new URLSearchParams(location.search).get('invite') ?? undefined;
+  const [mode, setMode] = useState<'sign-in' | 'sign-up'>(invite ? 'sign-up' : 'sign-in');
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -15,7 +17,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
     setProblem(undefined);
     setBusy(true);
     try {
-      if (mode === 'sign-up') await signUp(name.trim() || email, email, password);
+      if (mode === 'sign-up') await signUp(name.trim() || email, email, password, invite);
       else await signIn(email, password);
       onSignedIn();
     } catch (error) {
@@ -52,6 +54,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
             <p class="muted small" data-testid="first-admin-note">
               The first account created on this server becomes its administrator. After that,
               sign-up needs an invite or <code>MANGO_ALLOW_SIGNUP=true</code>.
+              {invite && ' You are signing up with an invite.'}
             </p>
             <label>
               Name
