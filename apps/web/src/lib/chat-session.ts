@@ -84,22 +84,28 @@ export class ChatSession {
   async send(body: StartTurnBody): Promise<void> {
     if (this.snapshot.state !== 'idle') return;
     this.update({ state: 'starting', problem: undefined, lastSent: body });
+    let response: Response;
     try {
-      const response = await startTurn(this.chatId, body, this.closed.signal);
-      this.events = [];
-      this.userText = body.content;
-      this.lastEventId = undefined;
-      this.update({ state: 'streaming' });
-      const done = await readTurnEvents(response, (event, id) => this.receive(event, id));
-      if (!done) await this.follow();
-      else await this.ended();
+      response = await startTurn(this.chatId, body, this.closed.signal);
     } catch (error) {
       if (this.closed.signal.aborted) return;
-      if (error instanceof ApiError && this.events.length === 0) {
-        this.update({ state: 'idle', problem: error.message });
-        return;
-      }
-      await this.follow();
+      // Refused before it started (no model, a limit…): nothing changed, say why.
+      this.update({ state: 'idle', problem: messageOf(error) });
+      // A turn already running here (started in another tab) is followed instead.
+      if (error instanceof ApiError && error.status === 409) await this.follow();
+      return;
+    }
+    this.events = [];
+    this.userText = body.content;
+    this.lastEventId = undefined;
+    this.update({ state: 'streaming' });
+    try {
+      const done = await readTurnEvents(response, (event, id) => this.receive(event, id));
+      if (done) await this.ended();
+      else await this.follow();
+    } catch {
+      // The stream broke: the turn goes on on the server; follow it from the last event seen.
+      if (!this.closed.signal.aborted) await this.follow();
     }
   }
 

@@ -353,6 +353,13 @@ describe('the web UI in a browser', () => {
     await page.getByTestId('retry').click();
     await page.getByText('Second time lucky.').waitFor();
     await idle(page);
+    // A turn refused before it starts (here: no model) says why, and the chat stays as it was.
+    const before = await messagesText(page);
+    await page.getByTestId('model-picker').selectOption('');
+    await expectValue(page, 'model-picker', '');
+    await send(page, 'And now?');
+    expect(await page.getByTestId('chat-problem').innerText()).toContain('model');
+    expect(await messagesText(page)).toBe(before);
     expect(problems()).toEqual([]);
   }, 30_000);
 
