@@ -15,6 +15,8 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  accessSync,
+  constants,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -96,31 +98,43 @@ export interface EnsuredWebBuild {
   durationMs: number;
 }
 
-/** Builds the UI into `WEB_DIST` when its sources changed since the last build. */
-export async function ensureWebBuild(options: { force?: boolean } = {}): Promise<EnsuredWebBuild> {
+export interface EnsureWebBuildOptions {
+  /** Where the build goes (default `WEB_DIST`). */
+  directory?: string;
+  /** Build whatever the stored hash says. */
+  force?: boolean;
+}
+
+/** Builds the UI into its directory when its sources changed since the last build there. */
+export async function ensureWebBuild(
+  options: EnsureWebBuildOptions = {},
+): Promise<EnsuredWebBuild> {
   const startedAt = performance.now();
+  const directory = options.directory ?? WEB_DIST;
   const hash = webSourceHash();
-  const stored = join(WEB_DIST, HASH_FILE);
+  const stored = join(directory, HASH_FILE);
   const current = existsSync(stored) && readFileSync(stored, 'utf8') === hash;
-  if (current && !options.force && existsSync(join(WEB_DIST, 'index.html')))
-    return { directory: WEB_DIST, built: false, durationMs: performance.now() - startedAt };
-  mkdirSync(dirname(WEB_DIST), { recursive: true });
-  const staging = `${WEB_DIST}.${process.pid}.${Date.now()}`;
+  if (current && !options.force && existsSync(join(directory, 'index.html')))
+    return { directory, built: false, durationMs: performance.now() - startedAt };
+  mkdirSync(dirname(directory), { recursive: true });
+  // Fails with the file system's code (EACCES, EROFS) when the place cannot be written.
+  accessSync(dirname(directory), constants.W_OK);
+  const staging = `${directory}.${process.pid}.${Date.now()}`;
   try {
     await buildWeb(staging);
     await Bun.write(join(staging, HASH_FILE), hash);
     const retired = `${staging}.old`;
-    if (existsSync(WEB_DIST)) renameSync(WEB_DIST, retired);
-    renameSync(staging, WEB_DIST);
+    if (existsSync(directory)) renameSync(directory, retired);
+    renameSync(staging, directory);
     rmSync(retired, { recursive: true, force: true });
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     // Another process may have put a current build in place meanwhile.
     if (existsSync(stored) && readFileSync(stored, 'utf8') === hash)
-      return { directory: WEB_DIST, built: false, durationMs: performance.now() - startedAt };
+      return { directory, built: false, durationMs: performance.now() - startedAt };
     throw error;
   }
-  return { directory: WEB_DIST, built: true, durationMs: performance.now() - startedAt };
+  return { directory, built: true, durationMs: performance.now() - startedAt };
 }
 
 if (import.meta.main) {

@@ -33,6 +33,23 @@ import {
   defaultToolRegistry,
 } from './services/tools';
 
+/**
+ * The UI is built into apps/web/dist; when the checkout cannot be written (a read-only install),
+ * into the data directory instead.
+ */
+async function buildWebUi(dataDir: string, logger: ReturnType<typeof createLogger>) {
+  try {
+    return await ensureWebBuild();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') throw error;
+    logger.warn('the web UI cannot be built in the checkout; building it in the data directory', {
+      code,
+    });
+    return ensureWebBuild({ directory: join(dataDir, 'web-ui') });
+  }
+}
+
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
   let authSecret: string;
@@ -131,7 +148,7 @@ async function main(): Promise<void> {
   const app = createApp(deps, services);
   // The web UI is built here when its sources changed (a few ms when they did not); a failed
   // build stops the start with the bundler's messages rather than serving a stale UI.
-  const web = await ensureWebBuild();
+  const web = await buildWebUi(config.dataDir, logger);
   logger.info(web.built ? 'web UI built' : 'web UI up to date', {
     directory: web.directory,
     durationMs: Math.round(web.durationMs),

@@ -78,7 +78,7 @@ beforeAll(async () => {
   mkdirSync(workspace, { recursive: true });
   writeFileSync(join(workspace, 'notes.md'), '# Notes\n\nhello from the notes\n');
   const [web, started, startedImages, database, launched] = await Promise.all([
-    ensureWebBuild(),
+    ensureWebBuild({ directory: join(temp, 'web') }),
     startFakeProviderServer(),
     startFakeImageServer(),
     createTestDatabase('sqlite'),

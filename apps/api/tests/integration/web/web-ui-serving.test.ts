@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ensureWebBuild } from '@mango/web/build';
+
+// This file's own build of the UI, removed after it.
+const temp = mkdtempSync(join(tmpdir(), 'mango-web-build-'));
+const directory = join(temp, 'dist');
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app';
 import { describeEachDatabase } from '../../support/test-databases';
 
@@ -8,7 +17,7 @@ describeEachDatabase('the web UI on the API origin', (_kind, current) => {
   let user: TestUser;
   let script: string;
   beforeAll(async () => {
-    const web = await ensureWebBuild();
+    const web = await ensureWebBuild({ directory });
     app = startTestApp(current().database, { webDirectory: web.directory });
     user = await app.signUp();
     const page = await (await app.fetch('/')).text();
@@ -78,8 +87,8 @@ describeEachDatabase('the web UI on the API origin', (_kind, current) => {
 
 describe('the web UI build', () => {
   test('a second call with unchanged sources does not build again', async () => {
-    await ensureWebBuild();
-    const again = await ensureWebBuild();
+    await ensureWebBuild({ directory });
+    const again = await ensureWebBuild({ directory });
     expect(again.built).toBe(false);
     expect(again.durationMs).toBeLessThan(500);
   });
