@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureWebBuild } from '@mango/web/build';
@@ -122,13 +123,44 @@ beforeEach(async () => {
   gates = [];
 });
 
-async function openPage(path = '/'): Promise<Page> {
+async function openPage(path = '/', origin = app.url): Promise<Page> {
   if (!context) throw new Error('No browser context: call signedInContext first.');
   const page = await context.newPage();
   watched.push(watchPage(page));
   page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(`${app.url}${path}`);
+  await page.goto(`${origin}${path}`);
   return page;
+}
+
+/** A TCP relay to the server on `port`; `cut()` drops every connection through it at once. */
+async function startRelay(port: string) {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const forget = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', forget).on('close', forget);
+    upstream.on('error', forget).on('close', forget);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: relayPort } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${relayPort}`,
+    cut: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A fresh context; waits give up well before the test's own timeout, so a failure says what it waited for. */
@@ -323,6 +355,70 @@ describe('the web UI in a browser', () => {
     await idle(second);
     expect(await messagesText(second)).toBe(await messagesText(first));
     expect(problems()).toEqual([]);
+  }, 30_000);
+
+  test('model output cannot run script: markdown is sanitised', async () => {
+    await signedInContext();
+    const page = await openPage('/');
+    await newChat(page);
+    fake.enqueue(
+      'openai',
+      say(
+        'Look: <img src="/nothing.png" onerror="window.xss = 1"> <script>window.xss = 2</script>' +
+          ' [a link](javascript:window.xss=3) <a href="https://example.test/" onclick="window.xss=4">out</a>',
+      ),
+    );
+    await send(page, 'Say something dangerous.');
+    await page.getByText('Look:').waitFor();
+    await idle(page);
+    const markdown = page.locator('.message.assistant .markdown');
+    expect(await markdown.locator('script').count()).toBe(0);
+    expect(await markdown.locator('[onerror], [onclick]').count()).toBe(0);
+    const hrefs = await markdown
+      .locator('a')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(hrefs.some((href) => href?.startsWith('javascript:'))).toBe(false);
+    expect(await markdown.locator('a[href="https://example.test/"]').getAttribute('rel')).toBe(
+      'noopener noreferrer',
+    );
+    await page.getByText('a link').click({ trial: true });
+    expect(await page.evaluate(() => (window as unknown as { xss?: number }).xss)).toBeUndefined();
+    expect(problems()).toEqual([]);
+  }, 30_000);
+
+  test('a dropped connection mid-turn is followed again from the last event seen', async () => {
+    await signedInContext();
+    // The page talks to the server through a TCP relay this test can cut.
+    const relay = await startRelay(new URL(app.url).port);
+    try {
+      const page = await openPage('/', relay.url);
+      await newChat(page);
+      fake.enqueue('openai', callTool('gate', { label: 'cut' }), say('Back again.'));
+      await send(page, 'Hold on.');
+      await card(page, 'running').waitFor();
+      const resumed = page.waitForRequest(
+        (request) =>
+          request.url().endsWith('/turns/current/events') &&
+          /^turn_[^:]+:\d+$/.test(request.headers()['last-event-id'] ?? ''),
+      );
+      relay.cut();
+      await resumed;
+      await card(page, 'running').waitFor();
+      gates[0]?.();
+      await page.getByText('Back again.').waitFor();
+      await idle(page);
+      await card(page, 'succeeded').waitFor();
+      expect(await page.getByText('Back again.').count()).toBe(1);
+      const live = await messagesText(page);
+      await page.reload();
+      await page.getByText('Back again.').waitFor();
+      await idle(page);
+      expect(await messagesText(page)).toBe(live);
+      // The cut stream is the one failed request expected here.
+      expect(problems().filter((problem) => !problem.includes('/turns'))).toEqual([]);
+    } finally {
+      await relay.close();
+    }
   }, 30_000);
 
   test('Stop during a long call aborts the card and ends the turn', async () => {
