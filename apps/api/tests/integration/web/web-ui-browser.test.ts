@@ -37,6 +37,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/test-databa
 const temp = mkdtempSync(join(tmpdir(), 'mango-web-ui-'));
 const screenshots = process.env.MANGO_UI_SCREENSHOT_DIR ?? join(temp, 'screenshots');
 const workspace = join(temp, 'project');
+const webDirectory = join(temp, 'web');
 
 let fake: FakeProviderServer;
 let imagesFake: FakeImageServer;
@@ -79,7 +80,7 @@ beforeAll(async () => {
   mkdirSync(workspace, { recursive: true });
   writeFileSync(join(workspace, 'notes.md'), '# Notes\n\nhello from the notes\n');
   const [web, started, startedImages, database, launched] = await Promise.all([
-    ensureWebBuild({ directory: join(temp, 'web') }),
+    ensureWebBuild({ directory: webDirectory }),
     startFakeProviderServer(),
     startFakeImageServer(),
     createTestDatabase('sqlite'),
@@ -253,6 +254,35 @@ describe('the web UI in a browser', () => {
     await page.getByTestId('auth-submit').click();
     await page.getByTestId('new-chat').first().waitFor();
     expect(problems()).toEqual([]);
+  }, 30_000);
+
+  test('on a server with sign-up closed, sign-up says why, and an invite link opens it', async () => {
+    const closed = startTestApp(testDatabase.database, {
+      allowSignup: false,
+      webDirectory: webDirectory,
+    });
+    try {
+      // The database already has its first account (another test's, or made here).
+      await app.signUp();
+      context = await newContext();
+      const page = await openPage('/', closed.url);
+      await page.getByTestId('sign-up-tab').click();
+      await page.getByTestId('email').fill('bea@example.test');
+      await page.getByTestId('password').fill('another passphrase');
+      await page.getByTestId('auth-submit').click();
+      expect(await page.getByTestId('auth-problem').innerText()).toContain('Sign-up is closed');
+      const { token } = await app.auth.invites.create({ createdBy: null });
+      await page.goto(`${closed.url}/?invite=${encodeURIComponent(token)}`);
+      expect(await page.getByTestId('first-admin-note').innerText()).toContain('with an invite');
+      await page.getByTestId('email').fill('bea@example.test');
+      await page.getByTestId('password').fill('another passphrase');
+      await page.getByTestId('auth-submit').click();
+      await page.getByTestId('new-chat').first().waitFor();
+      expect(await page.getByTestId('admin-badge').count()).toBe(0);
+      expect(problems()).toEqual([]);
+    } finally {
+      await closed.stop();
+    }
   }, 30_000);
 
   test('an agent turn reads a file: the card succeeds with its result; the inspector showed its payload', async () => {
