@@ -285,6 +285,24 @@ describe('the web UI in a browser', () => {
     }
   }, 30_000);
 
+  test('the API reference the top bar links to renders from this server alone', async () => {
+    await signedInContext();
+    const page = await openPage('/');
+    const hosts = new Set<string>();
+    page.on('request', (request) => hosts.add(new URL(request.url()).host));
+    expect(await page.getByRole('link', { name: 'API docs' }).getAttribute('href')).toBe(
+      '/api/docs',
+    );
+    await page.goto(`${app.url}/api/docs`);
+    await page.locator('.swagger-ui .info .title').getByText('MangoStudio API').waitFor({
+      timeout: 20_000,
+    });
+    await page.locator('.opblock-summary-path').first().waitFor();
+    expect([...hosts]).toEqual([new URL(app.url).host]);
+    await page.screenshot({ path: join(screenshots, 'api-docs.png') });
+    expect(problems()).toEqual([]);
+  }, 30_000);
+
   test('an agent turn reads a file: the card succeeds with its result; the inspector showed its payload', async () => {
     await signedInContext();
     const page = await openPage('/');
