@@ -14,10 +14,13 @@ import { authenticateRequest } from './routes/authentication';
 import { createChatRoutes } from './routes/chat-routes';
 import { handleError } from './routes/error-handler';
 import { createImageRoutes } from './routes/image-routes';
+import { createMcpRoutes } from './routes/mcp-routes';
 import { createModelRoutes } from './routes/model-routes';
 import { createOpenApiRoutes } from './routes/openapi-routes';
+import { checkRequestOrigin } from './routes/origin-check';
 import { parseRequestBody, withCheckedJsonBody } from './routes/request-body';
 import { createToolSettingsRoutes } from './routes/tool-settings-routes';
+import { createGrantedRoots, type GrantedRootsService } from './services/admin/granted-roots';
 import { createUserAdminService } from './services/admin/user-admin-service';
 import {
   type ChatCapabilitiesService,
@@ -33,10 +36,21 @@ import { createTurnEventStore } from './services/chat/turn-events/turn-event-sto
 import { type TurnLimits, withTurnRateLimit } from './services/chat/turn-rate-limit';
 import { createDatabaseImageStore } from './services/images/database-image-store';
 import type { ImageStore } from './services/images/image-store';
+import {
+  createMcpConnectionManager,
+  createMcpFetch,
+  createMcpServerRepository,
+  createMcpServerService,
+  createMcpToolSources,
+  DEFAULT_MCP_SETTINGS,
+  type McpConnectionManager,
+  type McpServerService,
+  type McpSettings,
+} from './services/mcp';
 import type { ModelCatalog } from './services/providers/model-catalog';
 import type { ProviderRegistry } from './services/providers/provider-registry';
 import { createDatabaseFreshnessLedger } from './services/tools/freshness/database-freshness-ledger';
-import type { ToolCatalog } from './services/tools/sources/tool-catalog';
+import { type ToolCatalog, withUserSources } from './services/tools/sources/tool-catalog';
 import { createToolSettingsRepository } from './services/tools/tool-settings-repository';
 import {
   createToolSettingsService,
@@ -57,6 +71,11 @@ export interface AppDependencies {
   models: ModelCatalog;
   /** The chats' running turns (in the database in production, so every instance sees them). */
   runningTurns: RunningTurns;
+  /**
+   * Origins besides the server's own whose pages may change things with a
+   * session cookie (MANGO_PUBLIC_URL, MANGO_TRUSTED_ORIGINS; docs/security.md#cross-site-requests).
+   */
+  trustedOrigins?: readonly string[];
   /** Per-user limits on turn starts and running turns; none when absent. */
   turnLimits?: TurnLimits;
   /** Paths no tool may touch whatever the settings say (the server's data directory). */
@@ -65,6 +84,8 @@ export interface AppDependencies {
   turnTimeLimits?: { turnTimeoutMs?: number; providerIdleTimeoutMs?: number };
   /** Where images are kept (default: the database, so every instance serves them). */
   images?: ImageStore;
+  /** MCP servers' rules and budgets (docs/mcp.md); the defaults without. */
+  mcp?: Partial<McpSettings>;
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests control time. */
   now?: () => number;
@@ -72,30 +93,80 @@ export interface AppDependencies {
 
 /** The services `createApp` builds from its dependencies (exposed for other routes and tests). */
 export interface AppServices {
+  /** Settings → MCP. */
+  mcp: McpServerService;
+  /** This instance's MCP connections; `closeAll()` at shutdown. */
+  mcpConnections: McpConnectionManager;
   toolSettings: ToolSettingsService;
   chats: ChatService;
   /** Turns; `turns.shutdown()` ends this instance's running turns (at shutdown). */
   turns: ChatTurnService;
   capabilities: ChatCapabilitiesService;
   images: ImageStore;
+  /** Where each user's system tools may reach (docs/security.md#system-tools-are-granted). */
+  roots: GrantedRootsService;
 }
 
 export function createAppServices(deps: AppDependencies): AppServices {
   const now = deps.now ?? Date.now;
   const { providers, runningTurns, database } = deps;
   const logger = deps.logger ?? silentLogger;
+  const images = deps.images ?? createDatabaseImageStore(database, now);
+  const mcpSettings = { ...DEFAULT_MCP_SETTINGS, ...deps.mcp };
+  const mcpRepository = createMcpServerRepository(database, now);
+  // The service keeps what a connection lists; the manager is made before it, so it asks late.
+  const listings: { save?: McpServerService['saveListing'] } = {};
+  const mcpConnections = createMcpConnectionManager({
+    fetch: createMcpFetch({ allowPrivateUrls: mcpSettings.allowPrivateUrls }),
+    connectTimeoutMs: mcpSettings.connectTimeoutMs,
+    idleTimeoutMs: mcpSettings.idleTimeoutMs,
+    saveListing: (record, tools) =>
+      void listings
+        .save?.(record, tools)
+        .catch((error) =>
+          logger.warn('keeping an MCP tool listing failed', { serverId: record.id, error }),
+        ),
+    changes: database.changes,
+    logger,
+    now,
+  });
+  const mcp = createMcpServerService({
+    repository: mcpRepository,
+    manager: mcpConnections,
+    toolSources: createMcpToolSources({
+      manager: mcpConnections,
+      images,
+      defaultCallTimeoutSeconds: mcpSettings.callTimeoutSeconds,
+      stdioAllow: mcpSettings.stdioAllow,
+    }),
+    policy: { stdioAllow: mcpSettings.stdioAllow, allowPrivateUrls: mcpSettings.allowPrivateUrls },
+    changes: database.changes,
+    logger,
+    now,
+  });
+  listings.save = mcp.saveListing;
+  const catalog = withUserSources(deps.tools, mcp.userSources);
+  const roots = createGrantedRoots({
+    database,
+    now,
+    ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+  });
+  const hostAccess = (userId: string) => roots.hostAccess(userId);
   const toolSettings = createToolSettingsService({
-    catalog: deps.tools,
+    catalog,
     repository: createToolSettingsRepository(database, now),
     changes: database.changes,
+    hostAccess,
   });
   const chatRepository = createChatRepository(database, now);
-  const images = deps.images ?? createDatabaseImageStore(database, now);
   const tools: ChatToolsDeps = {
-    catalog: deps.tools,
+    catalog,
+    // A turn waits this long for each source: an MCP server that misses it is skipped and reported.
+    listingBudgetMs: mcpSettings.connectBudgetMs,
     loadSavedToolSettings: (userId) => toolSettings.loadSavedToolSettings(userId),
     createFreshnessLedger: (chatId) => createDatabaseFreshnessLedger(database, chatId, { now }),
     ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+    hostAccess,
   };
   const turnStore = createTurnEventStore(database, now);
   const turnEvents = createTurnEventLog({
@@ -105,12 +176,16 @@ export function createAppServices(deps: AppDependencies): AppServices {
     logger,
   });
   return {
+    mcp,
+    mcpConnections,
     toolSettings,
     chats: createChatService({
       chats: chatRepository,
       models: deps.models,
       running: runningTurns,
       images,
+      hostAccess,
+      ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
     }),
     turns: createChatTurnService({
       chats: chatRepository,
@@ -128,6 +203,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     }),
     capabilities: createChatCapabilities({ chats: chatRepository, providers, tools }),
     images,
+    roots,
   };
 }
 
@@ -135,6 +211,7 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
   const startedAt = now();
+  const trustedOrigins = deps.trustedOrigins ?? [];
   const chatRoutes = createChatRoutes({
     providers: deps.providers,
     chats: services.chats,
@@ -151,7 +228,10 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
       response.headers.set('x-request-id', requestId);
       return response;
     })
-    .onRequest(({ request }) => authenticateRequest(deps.auth, request))
+    .onRequest(({ request }) => {
+      checkRequestOrigin(request, trustedOrigins);
+      return authenticateRequest(deps.auth, request);
+    })
     // Every JSON body is read within its route's limits before any route sees it; better-auth
     // reads its own (checked in its route), so its body is left unread here.
     .onParse({ as: 'global' }, ({ request, path }) =>
@@ -181,12 +261,14 @@ export function createApp(deps: AppDependencies, services: AppServices = createA
     )
     .use(createToolSettingsRoutes(services.toolSettings))
     .use(chatRoutes)
+    .use(createMcpRoutes(services.mcp))
     .use(createImageRoutes(services.images))
     .use(createModelRoutes(deps.models))
     .use(
       createAdminRoutes({
         users: createUserAdminService({ database: deps.database, auth: deps.auth, now }),
         invites: deps.auth.invites,
+        roots: services.roots,
       }),
     )
     .use(

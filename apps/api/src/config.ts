@@ -10,6 +10,7 @@ import type { DatabaseConfig } from './db/database';
 import { ConfigurationError } from './errors';
 import type { LogLevel } from './logger';
 import { DEFAULT_TURN_LIMITS, type TurnLimits } from './services/chat/turn-rate-limit';
+import type { McpSettings } from './services/mcp/mcp-settings';
 
 export interface ServerConfig {
   port: number;
@@ -24,6 +25,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** The URL clients reach the server at, when it differs from where it listens (a proxy). */
   publicUrl?: string;
+  /** Origins of other pages allowed to change things with a session cookie (`MANGO_TRUSTED_ORIGINS`). */
+  trustedOrigins: string[];
   /** A whole turn's time limit (`MANGO_TURN_TIMEOUT_SECONDS`, default 1800). */
   turnTimeoutSeconds: number;
   /** Provider silence that ends a model call (`MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS`, default 300). */
@@ -38,6 +41,8 @@ export interface ServerConfig {
   turnLimits: TurnLimits;
   /** Where image bytes live: in the database (every instance serves them) or `<dataDir>/images`. */
   imageStore: ImageStoreKind;
+  /** MCP servers' rules and budgets (docs/mcp.md). */
+  mcp: McpSettings;
 }
 
 export const IMAGE_STORE_KINDS = ['database', 'directory'] as const;
@@ -163,6 +168,46 @@ function readImageStore(raw: string | undefined): ImageStoreKind {
   return value as ImageStoreKind;
 }
 
+function readCommandList(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function readMcpSettings(env: Record<string, string | undefined>): McpSettings {
+  return {
+    stdioAllow: readCommandList(env.MANGO_MCP_STDIO_ALLOW),
+    allowPrivateUrls: readBoolean(
+      'MANGO_MCP_ALLOW_PRIVATE_URLS',
+      env.MANGO_MCP_ALLOW_PRIVATE_URLS,
+      false,
+    ),
+    connectBudgetMs:
+      readSeconds('MANGO_MCP_CONNECT_BUDGET_SECONDS', env.MANGO_MCP_CONNECT_BUDGET_SECONDS, 5, {
+        min: 1,
+        max: 300,
+      }) * 1000,
+    connectTimeoutMs:
+      readSeconds('MANGO_MCP_CONNECT_TIMEOUT_SECONDS', env.MANGO_MCP_CONNECT_TIMEOUT_SECONDS, 30, {
+        min: 1,
+        max: 600,
+      }) * 1000,
+    callTimeoutSeconds: readSeconds(
+      'MANGO_MCP_CALL_TIMEOUT_SECONDS',
+      env.MANGO_MCP_CALL_TIMEOUT_SECONDS,
+      60,
+      { min: 1, max: 3600 },
+    ),
+    idleTimeoutMs:
+      readSeconds('MANGO_MCP_IDLE_TIMEOUT_SECONDS', env.MANGO_MCP_IDLE_TIMEOUT_SECONDS, 900, {
+        min: 10,
+        max: 86_400,
+      }) * 1000,
+  };
+}
+
 function readPublicUrl(raw: string | undefined): string | undefined {
   const value = raw?.trim();
   if (!value) return undefined;
@@ -178,6 +223,30 @@ function readPublicUrl(raw: string | undefined): string | undefined {
     );
   }
   return url.origin;
+}
+
+function readTrustedOrigins(raw: string | undefined): string[] {
+  const origins: string[] = [];
+  for (const entry of (raw ?? '').split(',')) {
+    const value = entry.trim();
+    if (value === '') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (
+      !url ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.origin !== value.replace(/\/$/, '')
+    )
+      throw new ConfigError(
+        `MANGO_TRUSTED_ORIGINS must be comma-separated origins (scheme, host and port, no path), e.g. https://app.example.com; got "${value}".`,
+      );
+    origins.push(url.origin);
+  }
+  return origins;
 }
 
 export function loadServerConfig(
@@ -198,6 +267,7 @@ export function loadServerConfig(
     ...(secret === undefined ? {} : { authSecret: secret }),
     logLevel: readLogLevel(env.MANGO_LOG_LEVEL),
     ...(publicUrl === undefined ? {} : { publicUrl }),
+    trustedOrigins: readTrustedOrigins(env.MANGO_TRUSTED_ORIGINS),
     turnTimeoutSeconds: readSeconds(
       'MANGO_TURN_TIMEOUT_SECONDS',
       env.MANGO_TURN_TIMEOUT_SECONDS,
@@ -233,5 +303,6 @@ export function loadServerConfig(
       ),
     },
     imageStore: readImageStore(env.MANGO_IMAGE_STORE),
+    mcp: readMcpSettings(env),
   };
 }

@@ -1,5 +1,6 @@
 /** Starts the API server with the production dependencies. */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ensureWebBuild } from '@mango/web/build';
 import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
@@ -8,6 +9,7 @@ import { ConfigError, loadServerConfig } from './config';
 import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
+import { protectServerProcess } from './process-protection';
 import { withWebUi } from './routes/web-ui';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
@@ -32,6 +34,11 @@ import {
   createToolCatalog,
   defaultToolRegistry,
 } from './services/tools';
+import {
+  isSecretShapedName,
+  isServerConfigurationName,
+} from './services/tools/builtin/shell/shell-environment';
+import { sweepOrphanedShellProcesses } from './services/tools/builtin/shell/shell-guard';
 
 /**
  * The UI is built into apps/web/dist; when the checkout cannot be written (a read-only install),
@@ -70,6 +77,20 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
+  // The configuration is read: the start-up environment's secrets leave the server's
+  // environment block, and the process becomes non-dumpable (docs/security.md#the-servers-secrets).
+  const protection = await protectServerProcess(
+    (name) => isServerConfigurationName(name) || isSecretShapedName(name),
+  );
+  if (protection.problems.length > 0)
+    logger.warn('the start-up environment is not fully protected', {
+      problems: protection.problems,
+    });
+  else
+    logger.info('start-up environment protected', {
+      scrubbed: protection.scrubbed,
+      nonDumpable: protection.nonDumpable,
+    });
   const database = openDatabase(config.database, { logger });
   const applied = await migrateToLatest(database);
   logger.info('database ready', {
@@ -97,6 +118,10 @@ async function main(): Promise<void> {
     additional: [...configuredModels, ...imageModelEntries(imageModels)],
     logger,
   });
+  // Shell processes of a server that died (killed, crashed) die now (docs/tools/shell.md#when-the-server-dies).
+  const orphans = sweepOrphanedShellProcesses();
+  if (orphans.length > 0)
+    logger.warn('killed the shell processes an earlier server left running', { pids: orphans });
   const runningTurns = createDatabaseRunningTurns(database, { instanceId: config.instanceId });
   // Chats this instance held when it last stopped without freeing them (a crash) are free now.
   const released = await runningTurns.releaseLeftovers();
@@ -135,13 +160,15 @@ async function main(): Promise<void> {
     models,
     runningTurns,
     turnLimits: config.turnLimits,
+    trustedOrigins: [...(config.publicUrl ? [config.publicUrl] : []), ...config.trustedOrigins],
     images,
-    // No tool may read or change the server's own files (database, auth secret, images).
-    protectedPaths: [config.dataDir],
+    // No tool may read or change the server's own files (database, auth secret, images, .env).
+    protectedPaths: [config.dataDir, ...(existsSync(resolve('.env')) ? [resolve('.env')] : [])],
     turnTimeLimits: {
       turnTimeoutMs: config.turnTimeoutSeconds * 1000,
       providerIdleTimeoutMs: config.providerIdleTimeoutSeconds * 1000,
     },
+    mcp: config.mcp,
     logger,
   };
   const services = createAppServices(deps);
@@ -167,6 +194,8 @@ async function main(): Promise<void> {
     // Running turns end now (stored, with `done: cancelled`) rather than being cut at the grace period.
     const cancelled = await services.turns.shutdown();
     if (cancelled > 0) logger.info('cancelled running chat turns', { turns: cancelled });
+    // MCP servers are stopped (stdio) and their sessions ended (http).
+    await services.mcpConnections.closeAll();
     await server.stop();
     logger.info('stopped');
     process.exit(0);

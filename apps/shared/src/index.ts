@@ -11,5 +11,6 @@ export * from './contracts/chat-parts';
 export * from './contracts/chats';
 export * from './contracts/errors';
 export * from './contracts/health';
+export * from './contracts/mcp';
 export * from './contracts/models';
 export * from './contracts/tool-settings';

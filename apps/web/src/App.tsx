@@ -6,8 +6,9 @@ import { navigate, onLinkClick, usePath } from './lib/router';
 import { readSession, type SessionUser, signOut } from './lib/session';
 import { AccountPage } from './pages/AccountPage';
 import { ChatPage } from './pages/ChatPage';
+import { McpSettingsPage } from './pages/McpSettingsPage';
 import { SignInPage } from './pages/SignInPage';
-import { McpSettingsPage, ToolSettingsPage } from './pages/ToolSettingsPage';
+import { ToolSettingsPage } from './pages/ToolSettingsPage';
 
 function ChatList({
   chats,
@@ -85,7 +86,7 @@ function Shell({ user, onSignedOut }: { user: SessionUser; onSignedOut: () => vo
         <ChatPage key={chatId} chatId={decodeURIComponent(chatId)} onChatsChanged={loadChats} />
       );
     if (path === '/settings/tools' || path === '/settings') return <ToolSettingsPage />;
-    if (path === '/settings/mcp') return <McpSettingsPage />;
+    if (path === '/settings/mcp') return <McpSettingsPage user={user} />;
     if (path === '/account')
       return (
         <AccountPage

@@ -11,6 +11,7 @@ import { type AppDatabase, openDatabase } from '../db/database';
 import { migrateToLatest } from '../db/migrate';
 import { isAppError } from '../errors';
 import { silentLogger } from '../logger';
+import { createGrantedRoots, type GrantedRootsService } from '../services/admin/granted-roots';
 import {
   createUserAdminService,
   type UserAdminService,
@@ -27,6 +28,8 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command>
   enable <email>                               it can again
   make-admin <email>                           give the account the admin role
   invite [--email E] [--hours H]               a token that lets one person sign up
+  roots <email>                                the directories the account's system tools may reach
+  grant-roots <email> [<directory>...]         replace them (none given: take them all away)
 `;
 
 class UsageError extends Error {}
@@ -78,8 +81,25 @@ async function run(
   database: AppDatabase,
   invite: (email?: string, hours?: number) => Promise<string>,
   print: (line: string) => void,
+  roots: GrantedRootsService,
 ): Promise<void> {
   switch (parsed.command) {
+    case 'roots':
+    case 'grant-roots': {
+      const user = await users.findByEmail(emailArgument(parsed));
+      const granted =
+        parsed.command === 'roots'
+          ? await roots.list(user.id)
+          : await roots.replace(user.id, parsed.positional.slice(1));
+      if (user.role === 'admin')
+        print(`${user.email} is an admin: their system tools reach anywhere.`);
+      print(
+        granted.length === 0
+          ? `${user.email} has no granted root.`
+          : `${user.email} may reach:\n${granted.join('\n')}`,
+      );
+      return;
+    }
     case 'list-users': {
       for (const user of await users.list()) {
         print(
@@ -181,7 +201,8 @@ export async function main(
           ...(hours ? { expiresInHours: hours } : {}),
         })
       ).token;
-    await run(parsed, users, database, invite, print);
+    const roots = createGrantedRoots({ database, protectedPaths: [config.dataDir] });
+    await run(parsed, users, database, invite, print, roots);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

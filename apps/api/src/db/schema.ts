@@ -160,6 +160,8 @@ export interface McpServersTable {
   id: string;
   user_id: string;
   name: string;
+  /** Unique per user, fixed at creation: tool names and settings are keyed by it. */
+  slug: string;
   /** `stdio` or `http`. */
   transport: string;
   command: string | null;
@@ -172,6 +174,11 @@ export interface McpServersTable {
   /** JSON object of header name to value; write-only through the API. */
   headers: JsonColumn;
   enabled: BooleanColumn;
+  /** Set by an admin: every user gets the server (read-only), each with their own connection. */
+  shared: BooleanColumn;
+  call_timeout_seconds: number | null;
+  /** The last complete tool listing (JSON array of MCP tool objects), null before the first. */
+  tool_listing: JsonColumn | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -260,6 +267,15 @@ export interface InvitesTable {
   used_by: string | null;
 }
 
+/** A directory an admin granted a user's system tools (services/admin/granted-roots.ts). */
+export interface GrantedRootsTable {
+  id: string;
+  user_id: string;
+  /** Absolute and normalised. */
+  path: string;
+  created_at: Timestamp;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
@@ -278,4 +294,5 @@ export interface DatabaseSchema {
   rate_limits: RateLimitsTable;
   turn_starts: TurnStartsTable;
   invites: InvitesTable;
+  granted_roots: GrantedRootsTable;
 }

@@ -73,10 +73,16 @@ export function isNonPublicAddress(address: string): boolean {
   );
 }
 
-/** Refuses a URL this server must not fetch; resolves when it may. */
+/**
+ * Refuses a URL this server must not fetch; resolves when it may. With
+ * `allowNonPublic` (an operator's choice, e.g. MCP servers on this network)
+ * only the scheme is checked.
+ */
 export async function checkFetchableUrl(
   raw: string,
-  options: Pick<GuardedFetchOptions, 'trustedOrigins' | 'lookup'> = {},
+  options: Pick<GuardedFetchOptions, 'trustedOrigins' | 'lookup'> & {
+    allowNonPublic?: boolean;
+  } = {},
 ): Promise<URL> {
   let url: URL;
   try {
@@ -86,7 +92,7 @@ export async function checkFetchableUrl(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new GuardedFetchError(`Only http(s) URLs are fetched; got "${url.protocol}".`);
-  if (options.trustedOrigins?.includes(url.origin)) return url;
+  if (options.allowNonPublic || options.trustedOrigins?.includes(url.origin)) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : await (options.lookup ?? systemLookup)(host);
   if (addresses.length === 0) throw new GuardedFetchError(`"${host}" has no address.`);

@@ -96,6 +96,10 @@ export interface TestAppOptions {
   trustedProxies?: readonly string[];
   /** Serve the built web UI from this directory beside the API (`ensureWebBuild()` first). */
   webDirectory?: string;
+  /** MCP rules and budgets (production's defaults without; tests usually allow private URLs). */
+  mcp?: AppDependencies['mcp'];
+  /** Origins besides the server's own that may change things with a session cookie. */
+  trustedOrigins?: readonly string[];
   now?: () => number;
 }
 
@@ -151,7 +155,9 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
       createDatabaseRunningTurns(database, options.now ? { now: options.now } : {}),
     ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
     ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
+    ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.turnTimeLimits ? { turnTimeLimits: options.turnTimeLimits } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const services = createAppServices(deps);
@@ -194,6 +200,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     // Turns belong to the server, not to a request: they are ended before it stops.
     stop: async () => {
       await services.turns.shutdown();
+      await services.mcpConnections.closeAll();
       await server.stop();
     },
   };

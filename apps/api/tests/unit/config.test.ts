@@ -11,6 +11,7 @@ describe('loadServerConfig', () => {
       database: { kind: 'sqlite', path: '/srv/mango/data/mango.db' },
       allowSignup: false,
       logLevel: 'info',
+      trustedOrigins: [],
       turnTimeoutSeconds: 1800,
       providerIdleTimeoutSeconds: 300,
       instanceId: `${hostname()}:3001`,
@@ -18,6 +19,14 @@ describe('loadServerConfig', () => {
       trustedProxies: [],
       turnLimits: { startsPerMinute: 30, concurrent: 3 },
       imageStore: 'database',
+      mcp: {
+        stdioAllow: [],
+        allowPrivateUrls: false,
+        connectBudgetMs: 5_000,
+        connectTimeoutMs: 30_000,
+        callTimeoutSeconds: 60,
+        idleTimeoutMs: 900_000,
+      },
     });
   });
 
@@ -32,6 +41,7 @@ describe('loadServerConfig', () => {
         BETTER_AUTH_SECRET: 'x'.repeat(32),
         MANGO_LOG_LEVEL: 'warn',
         MANGO_PUBLIC_URL: 'https://mango.example.com/',
+        MANGO_TRUSTED_ORIGINS: 'https://app.example.com, http://localhost:5173',
         MANGO_TURN_TIMEOUT_SECONDS: '600',
         MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: '45',
         MANGO_INSTANCE_ID: 'api-2',
@@ -40,6 +50,12 @@ describe('loadServerConfig', () => {
         MANGO_TURNS_PER_MINUTE: '5',
         MANGO_CONCURRENT_TURNS: '1',
         MANGO_IMAGE_STORE: 'Directory',
+        MANGO_MCP_STDIO_ALLOW: 'npx, uvx,,/opt/mcp/bin/server',
+        MANGO_MCP_ALLOW_PRIVATE_URLS: 'true',
+        MANGO_MCP_CONNECT_BUDGET_SECONDS: '2',
+        MANGO_MCP_CONNECT_TIMEOUT_SECONDS: '90',
+        MANGO_MCP_CALL_TIMEOUT_SECONDS: '120',
+        MANGO_MCP_IDLE_TIMEOUT_SECONDS: '60',
       },
       '/ignored',
     );
@@ -52,6 +68,7 @@ describe('loadServerConfig', () => {
       authSecret: 'x'.repeat(32),
       logLevel: 'warn',
       publicUrl: 'https://mango.example.com',
+      trustedOrigins: ['https://app.example.com', 'http://localhost:5173'],
       turnTimeoutSeconds: 600,
       providerIdleTimeoutSeconds: 45,
       instanceId: 'api-2',
@@ -59,6 +76,14 @@ describe('loadServerConfig', () => {
       trustedProxies: ['10.0.0.0/8', '::1'],
       turnLimits: { startsPerMinute: 5, concurrent: 1 },
       imageStore: 'directory',
+      mcp: {
+        stdioAllow: ['npx', 'uvx', '/opt/mcp/bin/server'],
+        allowPrivateUrls: true,
+        connectBudgetMs: 2_000,
+        connectTimeoutMs: 90_000,
+        callTimeoutSeconds: 120,
+        idleTimeoutMs: 60_000,
+      },
     });
   });
 
@@ -76,6 +101,14 @@ describe('loadServerConfig', () => {
     [{ MANGO_TURNS_PER_MINUTE: '-1' }, /MANGO_TURNS_PER_MINUTE must be a whole number/],
     [{ MANGO_CONCURRENT_TURNS: '1.5' }, /MANGO_CONCURRENT_TURNS must be a whole number/],
     [{ MANGO_TRUSTED_PROXIES: '10.0.0.0/8,proxy.local' }, /these are neither: proxy.local/],
+    [
+      { MANGO_MCP_ALLOW_PRIVATE_URLS: 'sure' },
+      /MANGO_MCP_ALLOW_PRIVATE_URLS must be true or false/,
+    ],
+    [{ MANGO_MCP_CONNECT_BUDGET_SECONDS: '0' }, /MANGO_MCP_CONNECT_BUDGET_SECONDS must be a whole/],
+    [{ MANGO_MCP_CALL_TIMEOUT_SECONDS: 'x' }, /MANGO_MCP_CALL_TIMEOUT_SECONDS must be a whole/],
+    [{ MANGO_TRUSTED_ORIGINS: 'https://app.example.com/path' }, /MANGO_TRUSTED_ORIGINS must be/],
+    [{ MANGO_TRUSTED_ORIGINS: 'app.example.com' }, /MANGO_TRUSTED_ORIGINS must be/],
   ])('%p is refused with a message naming the variable', (env, message) => {
     expect(() => loadServerConfig(env)).toThrow(ConfigError);
     expect(() => loadServerConfig(env)).toThrow(message);

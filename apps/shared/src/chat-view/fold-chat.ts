@@ -73,6 +73,8 @@ export interface ChatViewTurn {
   status?: TurnStatus;
   error?: Pick<ErrorEvent, 'code' | 'message' | 'retryable'>;
   iterationLimit?: { maxIterations: number; message: string };
+  /** MCP servers (tool sources) this turn went on without, and why. */
+  skippedSources?: { sourceId: string; sourceName: string; reason: string; message: string }[];
   usage?: TurnUsage;
 }
 
@@ -343,6 +345,23 @@ export function applyTurnEvent(view: ChatView, event: TurnStreamEvent): ChatView
         turn: {
           ...turn,
           error: { code: event.code, message: event.message, retryable: event.retryable },
+        },
+      };
+    case 'tool_source_skipped':
+      if (!turn) return view;
+      return {
+        ...view,
+        turn: {
+          ...turn,
+          skippedSources: [
+            ...(turn.skippedSources ?? []),
+            {
+              sourceId: event.sourceId,
+              sourceName: event.sourceName,
+              reason: event.reason,
+              message: event.message,
+            },
+          ],
         },
       };
     case 'iteration_limit':

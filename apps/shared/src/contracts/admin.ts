@@ -121,3 +121,16 @@ export const InviteListResponse = Type.Object(
 export type InviteListResponse = Static<typeof InviteListResponse>;
 
 export const AdminUserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** The directories a user's system tools may reach (docs/security.md#system-tools-are-granted). */
+export const GrantedRoots = Type.Object(
+  {
+    roots: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+      maxItems: 100,
+      description:
+        'Absolute directories (or starting with ~) on the server, outside its data directory. Admins need none: their system tools reach anywhere; anyone else has none until granted.',
+    }),
+  },
+  { additionalProperties: false, $id: 'GrantedRoots' },
+);
+export type GrantedRoots = Static<typeof GrantedRoots>;

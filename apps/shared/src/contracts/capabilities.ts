@@ -25,11 +25,24 @@ export const CapabilityTool = Type.Object({
 export type CapabilityTool = Static<typeof CapabilityTool>;
 
 export const CapabilityServer = Type.Object({
+  /** The tool source's id: `mcp:<server id>` for an MCP server. */
   id: Type.String(),
   name: Type.String(),
+  /** An MCP server's connection: idle, connecting, ready, error or disabled. */
   state: Type.String(),
+  /** ok, or what is wrong: error, disabled, source_timed_out (missed the turn's budget), source_failed. */
   health: Type.String(),
   reason: Type.Optional(Type.String()),
+  /** Tools this listing got from it (its last known count when it was not reached). */
+  toolCount: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  lastError: Type.Optional(
+    Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      stderrTail: Type.Optional(Type.String()),
+      at: Type.String(),
+    }),
+  ),
 });
 export type CapabilityServer = Static<typeof CapabilityServer>;
 

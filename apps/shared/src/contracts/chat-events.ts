@@ -244,8 +244,26 @@ export const TurnStartedEvent = Type.Object({
 });
 export type TurnStartedEvent = Static<typeof TurnStartedEvent>;
 
+/**
+ * A tool source (an MCP server) left out of this turn: it did not connect and
+ * list within the turn's budget, or it failed. The turn goes on with the other
+ * tools; the next turn tries the server again.
+ */
+export const ToolSourceSkippedEvent = Type.Object({
+  type: Type.Literal('tool_source_skipped'),
+  /** `mcp:<server id>`. */
+  sourceId: Type.String(),
+  sourceName: Type.String(),
+  /** source_timed_out, source_failed, or name_clash (one tool refused, the rest offered). */
+  reason: Type.String(),
+  message: Type.String(),
+  toolName: Type.Optional(Type.String()),
+});
+export type ToolSourceSkippedEvent = Static<typeof ToolSourceSkippedEvent>;
+
 export const TurnStreamEvent = Type.Union([
   TurnStartedEvent,
+  ToolSourceSkippedEvent,
   TextDeltaEvent,
   ReasoningDeltaEvent,
   ToolCallStartedEvent,

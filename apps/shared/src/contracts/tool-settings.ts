@@ -71,6 +71,12 @@ export const ToolSettingsDescriptor = Type.Object(
     source: Type.Union([Type.Literal('builtin'), Type.Literal('server')], {
       description: 'builtin: one of the server’s own tools; server: a tool of an MCP server.',
     }),
+    server: Type.Optional(
+      Type.Object(
+        { id: Type.String(), name: Type.String() },
+        { description: 'For a tool of an MCP server: the server (GET /api/mcp/servers/:id).' },
+      ),
+    ),
     unavailableReason: Type.Optional(
       Type.String({
         description:

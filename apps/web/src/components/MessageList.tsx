@@ -59,10 +59,26 @@ export interface TurnEndingProps {
   onRetry?: () => void;
 }
 
+/** The MCP servers a turn went on without (they did not connect in time, or failed). */
+export function SkippedSources({ turn }: { turn: ChatViewTurn }) {
+  if (!turn.skippedSources?.length) return null;
+  return (
+    <div class="notice" data-testid="skipped-sources">
+      {turn.skippedSources.map((source) => (
+        <p key={source.sourceId}>
+          <strong>{source.sourceName}</strong> was left out of this turn: {source.message}{' '}
+          <a href="/settings/mcp">Settings → MCP</a>
+        </p>
+      ))}
+    </div>
+  );
+}
+
 export function TurnEnding({ turn, onRetry }: TurnEndingProps) {
-  if (turn.state !== 'done') return null;
+  if (turn.state !== 'done') return <SkippedSources turn={turn} />;
   return (
     <div class="turn-ending" data-testid="turn-ending" data-status={turn.status}>
+      <SkippedSources turn={turn} />
       {turn.iterationLimit && (
         <div class="notice">
           <strong>Iteration limit reached.</strong> {turn.iterationLimit.message} Raise “Max

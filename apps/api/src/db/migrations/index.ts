@@ -11,6 +11,8 @@ import { createChatTurnsMigration } from './0003-chat-turns';
 import { createTurnEventsMigration } from './0004-turn-events';
 import { createLimitsAndAdministrationMigration } from './0005-limits-and-administration';
 import { createGeneratedImagesMigration } from './0008-generated-images';
+import { createMcpServersMigration } from './0009-mcp-servers';
+import { createGrantedRootsMigration } from './0010-granted-roots';
 
 export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
   const types = getColumnTypes(kind);
@@ -21,6 +23,8 @@ export function getMigrations(kind: DatabaseKind): Record<string, Migration> {
     '0004-turn-events': createTurnEventsMigration(types),
     '0005-limits-and-administration': createLimitsAndAdministrationMigration(types),
     '0008-generated-images': createGeneratedImagesMigration(types),
+    '0009-mcp-servers': createMcpServersMigration(types),
+    '0010-granted-roots': createGrantedRootsMigration(types),
   };
 }
 

@@ -39,20 +39,35 @@ function describeTool(listed: SourcedTool): CapabilityTool {
   };
 }
 
-/** Every source beside the built-ins, with whether this listing reached it. */
-function describeServers(deps: ChatToolsDeps, listing: ToolCatalogListing): CapabilityServer[] {
-  return deps.catalog.sources
+/**
+ * Every source beside the built-ins, with its health for this user and
+ * whether this listing reached it: a server that missed the budget or failed
+ * shows that, with the reason the turn would report.
+ */
+function describeServers(userId: string, listing: ToolCatalogListing): CapabilityServer[] {
+  return listing.sources
     .filter((source) => source.info.kind === 'server')
     .map((source) => {
       const problem = listing.problems.find(
         (item) => item.sourceId === source.info.id && item.kind !== 'name_clash',
       );
+      const health = source.health?.(userId);
+      const toolCount = listing.tools.filter(
+        (tool) => tool.source.info.id === source.info.id,
+      ).length;
+      const state = health?.state ?? (problem ? 'error' : 'ready');
       return {
         id: source.info.id,
         name: source.info.name,
-        state: problem ? 'error' : 'ready',
-        health: problem ? problem.kind : 'ok',
-        ...(problem ? { reason: problem.message } : {}),
+        state: problem && state === 'ready' ? 'error' : state,
+        health: problem ? problem.kind : (health?.health ?? 'ok'),
+        ...(problem
+          ? { reason: problem.message }
+          : health?.reason
+            ? { reason: health.reason }
+            : {}),
+        toolCount: problem ? (health?.toolCount ?? null) : toolCount,
+        ...(health?.lastError ? { lastError: health.lastError } : {}),
       };
     });
 }
@@ -71,7 +86,7 @@ export function createChatCapabilities(deps: ChatCapabilitiesDeps) {
         chatId: chat.id,
         model: chat.model,
         tools: listing.tools.map(describeTool),
-        servers: describeServers(deps.tools, listing),
+        servers: describeServers(userId, listing),
       };
       if (query.include !== 'wire') return result;
 

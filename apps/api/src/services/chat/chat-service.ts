@@ -8,9 +8,14 @@ import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/s
 import { ApiError } from '../../errors';
 import type { ImageStore } from '../images/image-store';
 import type { ModelCatalog } from '../providers/model-catalog';
+import type { HostAccess } from '../tools/types';
 import type { ChatChanges, ChatRecord, ChatRepository } from './chat-repository';
 import type { RunningTurns } from './running-turns';
-import { resolveWorkingDirectory } from './working-directory';
+import {
+  checkWorkingDirectoryAccess,
+  requireAgentWorkingDirectory,
+  resolveWorkingDirectory,
+} from './working-directory';
 
 export const DEFAULT_CHAT_TITLE = 'New chat';
 
@@ -23,9 +28,18 @@ export interface ChatService {
   messages(userId: string, chatId: string): Promise<ChatMessage[]>;
 }
 
+/**
+ * A chat as the API shows it. `restrictToWorkingDirectory` says what applies,
+ * not what was asked: containment binds only an agent chat with a working
+ * directory (docs/tools/filesystem.md#paths-and-the-working-directory), so a chat-mode chat reports false.
+ */
 export function toChatResponse(record: ChatRecord): Chat {
   const { userId: _owner, ...chat } = record;
-  return chat;
+  return {
+    ...chat,
+    restrictToWorkingDirectory:
+      chat.restrictToWorkingDirectory && chat.mode === 'agent' && chat.workingDirectory !== null,
+  };
 }
 
 export function chatNotFound(chatId: string): ApiError {
@@ -63,8 +77,17 @@ export function createChatService(deps: {
   running?: RunningTurns;
   /** Removes what a deleted chat's images leave outside the database (their files). */
   images?: Pick<ImageStore, 'removeChat'>;
+  /** Where the user's system tools may reach: a bound directory must lie there. Unrestricted without. */
+  hostAccess?: (userId: string) => Promise<HostAccess>;
+  /** Paths no chat may bind (the server's data directory). */
+  protectedPaths?: readonly string[];
 }): ChatService {
   const { chats, models, running } = deps;
+  const bindable = async (userId: string, input: string) => {
+    const directory = await resolveWorkingDirectory(input);
+    checkWorkingDirectoryAccess(directory, await deps.hostAccess?.(userId), deps.protectedPaths);
+    return directory;
+  };
   const owned = async (userId: string, chatId: string) => {
     const chat = await chats.get(userId, chatId);
     if (!chat) throw chatNotFound(chatId);
@@ -73,12 +96,14 @@ export function createChatService(deps: {
   return {
     async create(userId, body) {
       if (body.model) await models.assertOffered(body.model);
+      const mode = body.mode ?? 'chat';
       const workingDirectory = body.workingDirectory
-        ? await resolveWorkingDirectory(body.workingDirectory)
+        ? await bindable(userId, body.workingDirectory)
         : null;
+      requireAgentWorkingDirectory(mode, workingDirectory);
       const chat = await chats.create(userId, {
         title: body.title?.trim() || DEFAULT_CHAT_TITLE,
-        mode: body.mode ?? 'chat',
+        mode,
         workingDirectory,
         restrictToWorkingDirectory: body.restrictToWorkingDirectory ?? true,
         model: body.model ?? null,
@@ -88,7 +113,7 @@ export function createChatService(deps: {
     list: async (userId) => (await chats.list(userId)).map(toChatResponse),
     get: async (userId, chatId) => toChatResponse(await owned(userId, chatId)),
     async update(userId, chatId, body) {
-      await owned(userId, chatId);
+      const current = await owned(userId, chatId);
       if (body.model) await models.assertOffered(body.model);
       const changes: ChatChanges = {};
       if (body.title !== undefined) changes.title = body.title.trim() || DEFAULT_CHAT_TITLE;
@@ -98,9 +123,13 @@ export function createChatService(deps: {
       if (body.model !== undefined) changes.model = body.model;
       if (body.workingDirectory !== undefined)
         changes.workingDirectory =
-          body.workingDirectory === null
-            ? null
-            : await resolveWorkingDirectory(body.workingDirectory);
+          body.workingDirectory === null ? null : await bindable(userId, body.workingDirectory);
+      requireAgentWorkingDirectory(
+        changes.mode ?? current.mode,
+        changes.workingDirectory === undefined
+          ? current.workingDirectory
+          : changes.workingDirectory,
+      );
       const updated = await chats.update(userId, chatId, changes);
       if (!updated) throw chatNotFound(chatId);
       return toChatResponse(updated);

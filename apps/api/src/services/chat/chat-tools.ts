@@ -4,9 +4,10 @@
  * toolset built from it. Both callers go through `listChatTools`, so what the
  * inspector shows is what the provider would receive.
  */
+import { grantedRootsOf } from '../tools/host-access';
 import type { SavedToolSettingsByName } from '../tools/runtime';
 import type { ToolCatalog, ToolCatalogListing } from '../tools/sources/tool-catalog';
-import type { FileFreshnessLedger } from '../tools/types';
+import type { FileFreshnessLedger, HostAccess } from '../tools/types';
 import type { ChatRecord } from './chat-repository';
 import { createTurnToolset, type TurnToolset } from './turn-toolset';
 
@@ -19,6 +20,8 @@ export interface ChatToolsDeps {
   createFreshnessLedger: (chatId: string) => FileFreshnessLedger;
   /** Paths no tool may touch, whatever the settings say (the server's data directory). */
   protectedPaths?: readonly string[];
+  /** What a user's system tools may reach (docs/security.md#system-tools-are-granted); unrestricted without. */
+  hostAccess?: (userId: string) => Promise<HostAccess>;
   /** How long each tool source may take to list its tools when a turn starts. */
   listingBudgetMs?: number;
 }
@@ -34,7 +37,11 @@ export async function listChatTools(
   chat: ChatRecord,
   signal?: AbortSignal,
 ): Promise<ChatTools> {
-  const saved = await deps.loadSavedToolSettings(userId);
+  const [saved, hostAccess] = await Promise.all([
+    deps.loadSavedToolSettings(userId),
+    deps.hostAccess?.(userId),
+  ]);
+  const grantedRoots = grantedRootsOf(hostAccess);
   const where = {
     mode: chat.mode,
     ...(chat.workingDirectory ? { workingDirectory: chat.workingDirectory } : {}),
@@ -44,6 +51,7 @@ export async function listChatTools(
     userId,
     chat: { id: chat.id, ...where },
     saved,
+    ...(hostAccess ? { hostAccess } : {}),
     ...(signal ? { signal } : {}),
     ...(deps.listingBudgetMs === undefined ? {} : { budgetMs: deps.listingBudgetMs }),
   });
@@ -53,6 +61,7 @@ export async function listChatTools(
     ...where,
     freshness: deps.createFreshnessLedger(chat.id),
     ...(deps.protectedPaths ? { protectedPaths: deps.protectedPaths } : {}),
+    ...(grantedRoots ? { grantedRoots } : {}),
   });
   return { listing, toolset };
 }

@@ -97,6 +97,15 @@ export async function runStartedTurn(context: StartedTurnContext): Promise<ChatT
     );
     if (listing.problems.length > 0)
       logger?.warn('tool sources left out of a turn', { chatId, problems: listing.problems });
+    for (const problem of listing.problems)
+      record({
+        type: 'tool_source_skipped',
+        sourceId: problem.sourceId,
+        sourceName: problem.sourceName,
+        reason: problem.kind,
+        message: problem.message,
+        ...(problem.toolName ? { toolName: problem.toolName } : {}),
+      });
     const system = buildSystemPrompt({
       mode: chat.mode,
       workingDirectory: chat.workingDirectory,

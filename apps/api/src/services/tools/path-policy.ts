@@ -15,7 +15,12 @@ import type { ToolContext } from './types';
 
 export type PathPolicyContext = Pick<
   ToolContext,
-  'mode' | 'workingDirectory' | 'restrictToWorkingDirectory' | 'parameters' | 'protectedPaths'
+  | 'mode'
+  | 'workingDirectory'
+  | 'restrictToWorkingDirectory'
+  | 'parameters'
+  | 'protectedPaths'
+  | 'grantedRoots'
 >;
 
 export interface ResolvedPath {
@@ -35,7 +40,12 @@ export const MAX_PATH_BYTES = 4096;
 export const MAX_PATH_COMPONENT_BYTES = 255;
 
 /** The rule that refused a path, in `PermissionDeniedError.details.rule`. */
-export type PathPolicyRule = 'allowedPaths' | 'deniedPaths' | 'containment' | 'serverData';
+export type PathPolicyRule =
+  | 'grantedRoots'
+  | 'allowedPaths'
+  | 'deniedPaths'
+  | 'containment'
+  | 'serverData';
 
 export function getEffectiveWorkingDirectory(context: PathPolicyContext): string | undefined {
   if (context.mode !== 'agent') return undefined;
@@ -132,6 +142,8 @@ interface ResolvedEntry {
 }
 
 interface PolicyRules {
+  /** The roots an admin granted the user; undefined when none bind (an admin). */
+  granted?: ResolvedEntry[];
   allowed: ResolvedEntry[];
   denied: ResolvedEntry[];
   /** The server's own paths (`ToolContext.protectedPaths`). */
@@ -169,6 +181,21 @@ function protectedEntries(paths: readonly string[] | undefined): ResolvedEntry[]
   return entries;
 }
 
+/** Granted roots are absolute; resolved through symlinks at each check, as the paths they bind are. */
+function resolveGrantedRoots(roots: readonly string[] | undefined): ResolvedEntry[] | undefined {
+  if (roots === undefined) return undefined;
+  return roots.map((configured) => {
+    const absolutePath = path.resolve(configured);
+    let realPath = absolutePath;
+    try {
+      realPath = realpathSync(absolutePath);
+    } catch {
+      // a root that is gone (or not yet made) grants only its lexical location
+    }
+    return { configured, absolutePath, realPath };
+  });
+}
+
 /**
  * Settings entries are `~`-expanded and realpath-resolved like arguments. A
  * relative entry is resolved against the effective working directory, else the
@@ -201,7 +228,9 @@ async function loadRules(context: PathPolicyContext): Promise<PolicyRules> {
     resolveEntries(context.parameters?.allowedPaths, context),
     resolveEntries(context.parameters?.deniedPaths, context),
   ]);
+  const granted = resolveGrantedRoots(context.grantedRoots);
   const rules: PolicyRules = {
+    ...(granted ? { granted } : {}),
     allowed,
     denied,
     serverOwned: protectedEntries(context.protectedPaths),
@@ -222,6 +251,9 @@ async function loadRules(context: PathPolicyContext): Promise<PolicyRules> {
 type Verdict = { rule: PathPolicyRule; entry?: ResolvedEntry } | undefined;
 
 function judge(rules: PolicyRules, realPath: string, absolutePath?: string): Verdict {
+  if (rules.granted && !rules.granted.some((entry) => isPathInside(entry.realPath, realPath))) {
+    return { rule: 'grantedRoots' };
+  }
   if (
     rules.allowed.length > 0 &&
     !rules.allowed.some((entry) => isPathInside(entry.realPath, realPath))
@@ -262,6 +294,13 @@ function refusal(
   const target = describeTarget(resolved);
   const details = { rule: verdict.rule, path: resolved.absolutePath, realPath: resolved.realPath };
   switch (verdict.rule) {
+    case 'grantedRoots':
+      return new PermissionDeniedError(
+        rules.granted && rules.granted.length > 0
+          ? `${target} is outside the directories an admin granted this user (${rules.granted.map((entry) => `"${entry.configured}"`).join(', ')}). Use a path inside one of them, or ask an admin to grant more.`
+          : `${target} cannot be reached: an admin has granted this user no directory on the server. Ask an admin to grant one.`,
+        { details },
+      );
     case 'allowedPaths':
       return new PermissionDeniedError(
         `${target} is outside every allowed path (allowedPaths setting: ${rules.allowed.map((entry) => `"${entry.configured}"`).join(', ')}). Use a path inside one of them, or ask the user to extend the setting.`,
@@ -346,6 +385,7 @@ export async function createPathFilter(context: PathPolicyContext): Promise<Path
   // absolute path already in normal form, a segment-aware prefix test is the same check.
   const prefixes = (entries: ResolvedEntry[]) =>
     entries.map((entry) => directoryPrefix(entry.realPath));
+  const granted = rules.granted ? prefixes(rules.granted) : undefined;
   const allowed = prefixes(rules.allowed);
   const denied = prefixes(rules.denied);
   const contained = rules.containment ? directoryPrefix(rules.containment.realPath) : undefined;
@@ -354,6 +394,7 @@ export async function createPathFilter(context: PathPolicyContext): Promise<Path
     candidate.startsWith(prefix) || `${candidate}${path.sep}` === prefix;
   const filter = (realPath: string) => {
     if (!isNormalAbsolute(realPath)) return judge(rules, realPath) === undefined;
+    if (granted !== undefined && !granted.some((prefix) => inside(prefix, realPath))) return false;
     if (allowed.length > 0 && !allowed.some((prefix) => inside(prefix, realPath))) return false;
     if (denied.some((prefix) => inside(prefix, realPath))) return false;
     if (contained !== undefined && !inside(contained, realPath)) return false;
@@ -364,6 +405,7 @@ export async function createPathFilter(context: PathPolicyContext): Promise<Path
     const below = realDirectory === path.sep ? path.sep : `${realDirectory}${path.sep}`;
     // A rule path above the directory (or the directory itself) covers all of it; one below covers part.
     const reaches = (prefix: string) => below.startsWith(prefix) || prefix.startsWith(below);
+    if (granted !== undefined && !granted.some((prefix) => below.startsWith(prefix))) return false;
     if (allowed.length > 0 && !allowed.some((prefix) => below.startsWith(prefix))) return false;
     if (contained !== undefined && !below.startsWith(contained)) return false;
     return !denied.some(reaches) && !serverOwned.some(reaches);

@@ -15,7 +15,7 @@ import { getSafeEffectiveToolSettings, mergeToolSettings } from './settings-poli
 import type { ToolCatalog, ToolCatalogListing } from './sources/tool-catalog';
 import type { SourcedTool } from './sources/tool-source';
 import type { ToolSettingsRepository, ToolSettingsRow } from './tool-settings-repository';
-import type { RegisteredTool, StoredToolSettings, ToolSettingsUpdate } from './types';
+import type { HostAccess, RegisteredTool, StoredToolSettings, ToolSettingsUpdate } from './types';
 
 export interface ToolSettingsService {
   /**
@@ -45,6 +45,8 @@ export interface ToolSettingsServiceDependencies {
   repository: ToolSettingsRepository;
   /** Change signals between instances; without it every list reads the database. */
   changes?: ChangeFeed;
+  /** What a user's system tools may reach (their unavailable reasons follow it); unrestricted without. */
+  hostAccess?: (userId: string) => Promise<HostAccess>;
 }
 
 /** The change channel for a user's tool settings (the key is the user id). */
@@ -70,6 +72,14 @@ function describeTool(
     parameterDescriptors: settings.parameterDescriptors,
     updatedAt: row?.updatedAt ?? null,
     source: listed.source.info.kind,
+    ...(listed.source.info.kind === 'server'
+      ? {
+          server: {
+            id: listed.source.info.id.replace(/^mcp:/, ''),
+            name: listed.source.info.name,
+          },
+        }
+      : {}),
     ...(listed.state === 'unavailable' && listed.reason
       ? { unavailableReason: listed.reason }
       : {}),
@@ -130,7 +140,13 @@ export function createToolSettingsService(
   const { catalog, repository } = deps;
   // The tools that exist for this user (states are not needed here: the
   // descriptors are built from the rows), unavailable reasons included.
-  const listCatalog = (userId: string) => catalog.list({ userId, saved: NO_SAVED_SETTINGS });
+  const accessOf = async (userId: string) => {
+    const hostAccess = await deps.hostAccess?.(userId);
+    return hostAccess ? { hostAccess } : {};
+  };
+  // Nothing is started for it: an MCP server's tools are those it listed last.
+  const listCatalog = async (userId: string) =>
+    catalog.list({ userId, saved: NO_SAVED_SETTINGS, connect: false, ...(await accessOf(userId)) });
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
   // rows are read and the list is rebuilt only when they differ.
@@ -211,7 +227,7 @@ export function createToolSettingsService(
 
     async getEnabledToolRuntime(userId) {
       const saved = await repository.listForUser(userId);
-      const listing = await catalog.list({ userId, saved });
+      const listing = await catalog.list({ userId, saved, ...(await accessOf(userId)) });
       return toEnabledToolRuntime(
         listing.tools.map((listed) => ({ ...listed, offered: listed.state === 'enabled' })),
       );

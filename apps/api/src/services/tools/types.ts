@@ -136,6 +136,12 @@ export interface ToolContext {
    * directory); the path policy refuses them (rule `serverData`).
    */
   protectedPaths?: readonly string[];
+  /**
+   * The directories an admin granted this user (docs/security.md#system-tools-are-granted): when
+   * present, the path policy refuses every path outside them (rule
+   * `grantedRoots`). Absent for an admin, who may reach anywhere.
+   */
+  grantedRoots?: readonly string[];
 }
 
 /**
@@ -175,12 +181,27 @@ export interface RegisteredTool {
    * tool is then listed `unavailable` with that reason and never offered.
    */
   unavailableReason?: (scope: ToolScope) => string | undefined | Promise<string | undefined>;
+  /**
+   * The tool touches the server's machine (its files, its processes): a
+   * system tool in the sense of docs/security.md#system-tools-are-granted,
+   * offered to a non-admin only inside the roots an admin granted them.
+   */
+  reachesHost?: boolean;
 }
+
+/**
+ * Where a user's system tools may reach on the server
+ * (docs/security.md#system-tools-are-granted): anywhere for an admin; for
+ * anyone else only inside the roots an admin granted (none by default).
+ */
+export type HostAccess = { kind: 'admin' } | { kind: 'granted'; roots: readonly string[] };
 
 /** Whom and where a tool is listed or run for: a user, and the chat when a turn or the inspector asks. */
 export interface ToolScope {
   userId: string;
   chat?: ToolChatScope;
+  /** What the user's system tools may reach; absent: no restriction (a caller outside the app). */
+  hostAccess?: HostAccess;
 }
 
 /** What a tool may know of the chat it serves. */

@@ -124,6 +124,32 @@ describeEachDatabase('the admin command line', (kind, current) => {
     expect(signUp.status).toBe(200);
   });
 
+  test('grant-roots grants a user directories the server then applies; roots lists them', async () => {
+    tree.add({ 'granted/readme.txt': 'x' });
+    const created = await admin('create-user', 'rooted@example.test');
+    expect(created.code).toBe(0);
+    const granted = await admin('grant-roots', 'rooted@example.test', tree.at('granted'));
+    expect(granted).toMatchObject({ code: 0, stderr: '' });
+    expect(granted.stdout).toContain(tree.at('granted'));
+    const user = (await app.services.roots.hostAccess(
+      (
+        await database.db
+          .selectFrom('users')
+          .select('id')
+          .where('email', '=', 'rooted@example.test')
+          .executeTakeFirstOrThrow()
+      ).id,
+    )) as { kind: string; roots: string[] };
+    expect(user).toEqual({ kind: 'granted', roots: [tree.at('granted')] });
+    expect((await admin('roots', 'rooted@example.test')).stdout).toContain(tree.at('granted'));
+    // A directory that does not exist is refused; nothing changes.
+    const refused = await admin('grant-roots', 'rooted@example.test', tree.at('missing'));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('does not exist');
+    const revoked = await admin('grant-roots', 'rooted@example.test');
+    expect(revoked.stdout).toContain('has no granted root');
+  });
+
   test('mistakes answer with the usage and a non-zero exit', async () => {
     const unknown = await admin('frobnicate');
     expect(unknown.code).toBe(2);

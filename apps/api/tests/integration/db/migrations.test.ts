@@ -15,6 +15,7 @@ const EXPECTED_TABLES = [
   'chats',
   'file_reads',
   'generated_images',
+  'granted_roots',
   'invites',
   'mcp_servers',
   'messages',

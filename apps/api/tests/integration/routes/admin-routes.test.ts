@@ -73,6 +73,8 @@ describeEachDatabase('admin routes', (_kind, current) => {
         ['POST', `/api/admin/users/${admin.id}/password`, { password: 'taken over!' }],
         ['GET', '/api/admin/invites'],
         ['POST', '/api/admin/invites', {}],
+        ['GET', `/api/admin/users/${admin.id}/roots`],
+        ['PUT', `/api/admin/users/${plain.id}/roots`, { roots: ['/'] }],
       ];
       for (const [method, path, body] of calls) {
         const init = body === undefined ? { method } : json(method, body);

@@ -49,6 +49,8 @@ describeEachDatabase('the capabilities inspector', (_kind, current) => {
     });
     alice = await app.signUp();
     bob = await app.signUp();
+    // Bob is not an admin: his file tools reach only what an admin granted him.
+    await app.services.roots.replace(bob.id, [workspace]);
   });
   afterAll(() => app.stop());
 

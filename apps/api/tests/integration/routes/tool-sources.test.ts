@@ -89,13 +89,14 @@ describeEachDatabase('tool sources beside the built-ins', (_kind, current) => {
       state: 'enabled',
     });
     expect(inspected.servers).toEqual([
-      { id: 'mcp:notes', name: 'Notes', state: 'ready', health: 'ok' },
+      { id: 'mcp:notes', name: 'Notes', state: 'ready', health: 'ok', toolCount: 1 },
       {
         id: 'mcp:broken',
         name: 'Broken',
         state: 'error',
         health: 'source_failed',
         reason: expect.stringContaining('connection refused'),
+        toolCount: null,
       },
     ]);
 
@@ -107,6 +108,14 @@ describeEachDatabase('tool sources beside the built-ins', (_kind, current) => {
       }),
     );
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'completed' });
+    // The broken source is reported in the stream, right after turn_started; the turn goes on.
+    expect(events[1]).toMatchObject({
+      type: 'tool_source_skipped',
+      sourceId: 'mcp:broken',
+      sourceName: 'Broken',
+      reason: 'source_failed',
+      message: expect.stringContaining('connection refused'),
+    });
     const [request] = fake.requests('openai');
     expect(JSON.stringify(request?.body.tools)).toContain('mcp__notes__search');
     const result = events.find(

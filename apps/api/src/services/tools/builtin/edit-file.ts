@@ -138,6 +138,7 @@ export async function editFile(rawArgs: unknown, context: ToolContext): Promise<
 
 export const editFileTool: RegisteredTool = {
   definition,
+  reachesHost: true,
   settings: {
     title: 'Edit file',
     description: 'Lets the model replace exact text in files it has read completely.',

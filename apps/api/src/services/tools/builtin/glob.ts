@@ -156,6 +156,7 @@ export async function runGlob(
 
 export const globTool: RegisteredTool = {
   definition,
+  reachesHost: true,
   settings: {
     title: 'Glob',
     description: 'Lets the model find files by name pattern (e.g. **/*.ts).',

@@ -221,6 +221,7 @@ export async function runGrep(
 
 export const grepTool: RegisteredTool = {
   definition,
+  reachesHost: true,
   settings: {
     title: 'Grep',
     description: 'Lets the model search file contents with regular expressions.',

@@ -110,6 +110,7 @@ export async function listDirectory(
 
 export const listDirectoryTool: RegisteredTool = {
   definition,
+  reachesHost: true,
   settings: {
     title: 'List directory',
     description: 'Lets the model list the files and folders of a directory.',

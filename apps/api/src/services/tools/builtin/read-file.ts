@@ -284,6 +284,7 @@ async function describeRead(
 
 export const readFileTool: RegisteredTool = {
   definition,
+  reachesHost: true,
   settings: {
     title: 'Read file',
     description: 'Lets the model read files on the server, as numbered text or as raw bytes.',

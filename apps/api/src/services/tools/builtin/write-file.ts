@@ -112,6 +112,7 @@ export async function writeFile(rawArgs: unknown, context: ToolContext): Promise
 
 export const writeFileTool: RegisteredTool = {
   definition,
+  reachesHost: true,
   settings: {
     title: 'Write file',
     description: 'Lets the model create files and overwrite files it has read completely.',

@@ -3,11 +3,16 @@
  * file in the same directory, flushed, then renamed over the target (keeping
  * its permission bits and, where allowed, its owner) or hard-linked into place
  * for an exclusive create.
+ *
+ * A temp file is named after the process writing it
+ * (`.mango-write-<pid>-<random>.tmp`). A process that dies mid-write leaves
+ * its temp file behind; the first write of a later process into that
+ * directory removes every temp file whose process is gone.
  */
 
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../../errors';
 import { errorCode } from './file-errors';
@@ -20,8 +25,55 @@ export class FileAlreadyExistsError extends AppError {
 }
 
 function tempPathBeside(target: string): string {
-  // Short and fixed-length: the target's own name may already be 255 bytes long.
-  return path.join(path.dirname(target), `.mango-write-${randomBytes(6).toString('hex')}.tmp`);
+  // Short: the target's own name may already be 255 bytes long.
+  return path.join(
+    path.dirname(target),
+    `.mango-write-${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
+  );
+}
+
+const TEMP_NAME = /^\.mango-write-(\d+)-[0-9a-f]{12}\.tmp$/;
+
+function isProcessRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return errorCode(error) === 'EPERM';
+  }
+}
+
+/** Directories this process has cleaned; a process that is running leaves no temp file of its own behind. */
+const cleanedDirectories = new Set<string>();
+const MAX_CLEANED_DIRECTORIES = 10_000;
+
+/** Removes the temp files that writers which died mid-write left in `directory` (once per process). */
+export async function removeAbandonedTempFiles(directory: string): Promise<string[]> {
+  if (cleanedDirectories.has(directory)) return [];
+  if (cleanedDirectories.size >= MAX_CLEANED_DIRECTORIES) cleanedDirectories.clear();
+  cleanedDirectories.add(directory);
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const owner = TEMP_NAME.exec(name)?.[1];
+    if (owner === undefined) continue;
+    const pid = Number(owner);
+    // This process's own temp files belong to writes in flight.
+    if (pid === process.pid || isProcessRunning(pid)) continue;
+    try {
+      await unlink(path.join(directory, name));
+      removed.push(name);
+    } catch {
+      // removed by someone else meanwhile
+    }
+  }
+  return removed;
 }
 
 async function writeTemp(
@@ -30,6 +82,7 @@ async function writeTemp(
   mode?: number,
   owner?: Stats,
 ): Promise<string> {
+  await removeAbandonedTempFiles(path.dirname(target));
   const temp = tempPathBeside(target);
   const handle = await open(temp, 'wx', mode ?? 0o666);
   try {

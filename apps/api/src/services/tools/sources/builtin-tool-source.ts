@@ -2,6 +2,7 @@
  * The built-in tools as a tool source: every tool of a registry, with the
  * user's settings applied and each tool's own availability check.
  */
+import { hostAccessUnavailableReason } from '../host-access';
 import type { ToolRegistry } from '../registry';
 import { lookupSavedSettings } from '../runtime';
 import { getSafeEffectiveToolSettings } from '../settings-policy';
@@ -35,13 +36,18 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
   const source: ToolSource = {
     info: BUILTIN_SOURCE_INFO,
     listTools(request) {
-      const scope = { userId: request.userId, ...(request.chat ? { chat: request.chat } : {}) };
+      const scope = {
+        userId: request.userId,
+        ...(request.chat ? { chat: request.chat } : {}),
+        ...(request.hostAccess ? { hostAccess: request.hostAccess } : {}),
+      };
       // Synchronous for tools without an availability check (the common case): listings are
       // made per request, so no promise is made per tool unless a tool needs one.
       let asynchronous = false;
       const listed = registry.list().map((tool) => {
         const settings = settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name));
-        const reason = tool.unavailableReason?.(scope);
+        // A system tool the user was granted nowhere is unavailable before its own check runs.
+        const reason = hostAccessUnavailableReason(tool, scope) ?? tool.unavailableReason?.(scope);
         if (!(reason instanceof Promise))
           return describeSourcedTool(source, tool, settings, reason);
         asynchronous = true;

@@ -24,6 +24,8 @@ export interface ToolCatalogProblem {
 }
 
 export interface ToolCatalogListing {
+  /** Every source this listing asked: the fixed ones, then the user's own (MCP servers). */
+  sources: readonly ToolSource[];
   /** Every listed tool, enabled or not, in source order then each source's own order. */
   tools: readonly SourcedTool[];
   get(name: string): SourcedTool | undefined;
@@ -35,10 +37,17 @@ export interface ToolCatalogRequest extends ToolScope {
   signal?: AbortSignal;
   /** Per source; `DEFAULT_SOURCE_BUDGET_MS` (or the catalog's own default) when absent. */
   budgetMs?: number;
+  /** False: sources answer from what they know and start nothing (`ToolListingRequest.connect`); default true. */
+  connect?: boolean;
 }
+
+/** Sources that depend on the user (each MCP server the user has), asked on every listing. */
+export type UserToolSources = (userId: string) => Promise<readonly ToolSource[]>;
 
 export interface ToolCatalog {
   readonly sources: readonly ToolSource[];
+  /** Each source's listing budget when a request names none. */
+  readonly budgetMs: number;
   list(request: ToolCatalogRequest): Promise<ToolCatalogListing>;
 }
 
@@ -74,8 +83,13 @@ async function listOneSource(
     timer = setTimeout(() => resolve('timed_out'), budgetMs);
   });
   try {
-    const { signal: _parent, budgetMs: _budget, ...scope } = request;
-    const listing = source.listTools({ ...scope, signal: controller.signal, budgetMs });
+    const { signal: _parent, budgetMs: _budget, connect, ...scope } = request;
+    const listing = source.listTools({
+      ...scope,
+      signal: controller.signal,
+      budgetMs,
+      connect: connect ?? true,
+    });
     listing.catch(() => {});
     const outcome = await Promise.race([listing, timedOut]);
     if (outcome !== 'timed_out') return { tools: outcome };
@@ -92,7 +106,7 @@ async function listOneSource(
 
 export function createToolCatalog(
   sources: readonly ToolSource[],
-  options: { budgetMs?: number } = {},
+  options: { budgetMs?: number; userSources?: UserToolSources } = {},
 ): ToolCatalog {
   const ids = new Set<string>();
   for (const source of sources) {
@@ -103,13 +117,28 @@ export function createToolCatalog(
   const defaultBudgetMs = options.budgetMs ?? DEFAULT_SOURCE_BUDGET_MS;
   return {
     sources,
+    budgetMs: defaultBudgetMs,
     async list(request) {
       const budgetMs = request.budgetMs ?? defaultBudgetMs;
+      const problems: ToolCatalogProblem[] = [];
+      let asked: readonly ToolSource[] = sources;
+      if (options.userSources) {
+        try {
+          asked = [...sources, ...(await options.userSources(request.userId))];
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          problems.push({
+            sourceId: 'mcp',
+            sourceName: 'MCP servers',
+            kind: 'source_failed',
+            message: `The user's MCP servers could not be read (${reason}); their tools are left out of this listing.`,
+          });
+        }
+      }
       const outcomes = await Promise.all(
-        sources.map((source) => listOneSource(source, request, budgetMs)),
+        asked.map((source) => listOneSource(source, request, budgetMs)),
       );
       const byName = new Map<string, SourcedTool>();
-      const problems: ToolCatalogProblem[] = [];
       for (const outcome of outcomes) {
         if ('problem' in outcome) {
           problems.push(outcome.problem);
@@ -132,10 +161,16 @@ export function createToolCatalog(
         }
       }
       return {
+        sources: asked,
         tools: [...byName.values()],
         get: (name) => byName.get(name),
         problems,
       };
     },
   };
+}
+
+/** The catalog with the user's own sources (their MCP servers) asked after its fixed ones. */
+export function withUserSources(catalog: ToolCatalog, userSources: UserToolSources): ToolCatalog {
+  return createToolCatalog(catalog.sources, { budgetMs: catalog.budgetMs, userSources });
 }

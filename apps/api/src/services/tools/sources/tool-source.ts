@@ -28,6 +28,23 @@ export interface ToolListingRequest extends ToolScope {
   signal: AbortSignal;
   /** How long the source may take to answer; the catalog stops waiting after it. */
   budgetMs: number;
+  /**
+   * False: answer from what is known without starting or reaching anything
+   * (Settings → Tools lists a server's last known tools). True (a turn, the
+   * inspector): connect when needed.
+   */
+  connect: boolean;
+}
+
+/** A source's health, as the capabilities inspector shows it. */
+export interface ToolSourceHealth {
+  /** `idle | connecting | ready | error | disabled` for an MCP server. */
+  state: string;
+  /** `ok`, or what is wrong in a word (`error`, `disabled`, `source_timed_out`). */
+  health: string;
+  reason?: string;
+  toolCount?: number | null;
+  lastError?: { code: string; message: string; stderrTail?: string; at: string } | null;
 }
 
 /** One tool as a source lists it. */
@@ -51,6 +68,8 @@ export interface ToolSource {
    * (`runWithToolBudget`): `context.signal` fires on either.
    */
   execute(tool: SourcedTool, args: unknown, context: ToolContext): Promise<unknown>;
+  /** The source's health for this user (an MCP server's connection state), when it has one. */
+  health?(userId: string): ToolSourceHealth;
 }
 
 export const DISABLED_TOOL_REASON =

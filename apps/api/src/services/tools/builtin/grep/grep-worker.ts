@@ -67,9 +67,7 @@ function compile(job: GrepJobSpec): CompiledJob {
 function literalFinders(job: CompiledJob, bytes: Buffer): LiteralFinder[] | undefined {
   if (job.literals.length === 0 || isUtf16(bytes)) return undefined;
   if (!job.caseInsensitive) return job.literals.map((strings) => exactLiterals(bytes, strings));
-  // One Latin-1 view of the file (a byte per character) serves every requirement.
-  const latin1 = bytes.toString('latin1');
-  return job.foldedLiterals.map((strings) => caseFoldedLiterals(latin1, strings));
+  return job.foldedLiterals.map((strings) => caseFoldedLiterals(bytes, strings));
 }
 
 function isCancelled(job: GrepJobSpec): boolean {

@@ -1,8 +1,10 @@
 /**
- * The optional OS sandbox for shell commands under containment (docs/tools/shell.md#shell-tools):
- * bubblewrap with the whole file system mounted read-only, the working
- * directory mounted writable, a private /tmp, a private /dev and /proc, and its
- * own pid namespace (so every process of the command dies with it).
+ * The OS sandbox for shell commands (docs/tools/shell.md#the-sandbox), used whenever it
+ * works here: bubblewrap with the whole file system mounted read-only, the
+ * working directory (or the user's granted roots) mounted writable, the
+ * server's data directory hidden, a private /tmp, /dev and /proc, and its own
+ * pid namespace (so every process of the command dies with it, and the server
+ * is not in its process table).
  *
  * bubblewrap needs either privileges or unprivileged user namespaces, which
  * many containers and hardened kernels refuse. Whether it works is learnt once
@@ -20,9 +22,13 @@ export interface SandboxStatus {
 }
 
 export interface SandboxLayout {
-  /** Real path of the directory the command may write to (the chat's working directory). */
-  writableDirectory: string;
-  /** Real path of the directory the command starts in (inside `writableDirectory`). */
+  /** Real paths of the directories the command may write to (the working directory, or the granted roots). */
+  writableDirectories: readonly string[];
+  /** Real paths of existing directories the command must not see at all (the server's data directory). */
+  hiddenDirectories?: readonly string[];
+  /** Real paths of existing files the command must not see (the server's `.env`): empty in the sandbox. */
+  hiddenFiles?: readonly string[];
+  /** Real path of the directory the command starts in. */
   cwd: string;
 }
 
@@ -43,9 +49,10 @@ export function buildSandboxArguments(layout: SandboxLayout): string[] {
     '--tmpfs',
     '/tmp',
     // After the /tmp mount, so a working directory under /tmp stays the real one.
-    '--bind',
-    layout.writableDirectory,
-    layout.writableDirectory,
+    ...layout.writableDirectories.flatMap((directory) => ['--bind', directory, directory]),
+    // Last, so a data directory below a writable one is hidden too: an empty tmpfs over it.
+    ...(layout.hiddenDirectories ?? []).flatMap((directory) => ['--tmpfs', directory]),
+    ...(layout.hiddenFiles ?? []).flatMap((file) => ['--ro-bind', '/dev/null', file]),
     '--chdir',
     layout.cwd,
     '--',
@@ -61,7 +68,7 @@ async function probe(executable: string): Promise<SandboxStatus> {
     const child = Bun.spawn(
       [
         executable,
-        ...buildSandboxArguments({ writableDirectory: directory, cwd: directory }),
+        ...buildSandboxArguments({ writableDirectories: [directory], cwd: directory }),
         'true',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, killSignal: 'SIGKILL' },

@@ -20,6 +20,7 @@ import { buildSandboxArguments } from './bubblewrap-sandbox';
 import { createOutputCapture, type OutputCapture } from './output-capture';
 import { createDescendantTracker, terminateProcessTree } from './process-tree';
 import { buildShellEnvironment } from './shell-environment';
+import { currentServerIdentity, guardedArgv, SHELL_SERVER_MARKER_VARIABLE } from './shell-guard';
 import type { ShellCommandResult, ShellInterpreter, ShellTermination } from './shell-types';
 
 /** Every process of a run inherits `MANGO_SHELL_RUN=<id>`; it is how escaped descendants are found. */
@@ -35,8 +36,12 @@ const RECENT_SCOPE_MAX_MS = 1000;
 export interface ShellSandboxOptions {
   /** The bubblewrap executable. */
   executable: string;
-  /** Real path of the only directory (besides a private /tmp) the command may write to. */
-  writableDirectory: string;
+  /** Real paths of the only directories (besides a private /tmp) the command may write to. */
+  writableDirectories: readonly string[];
+  /** Real paths of directories the command must not see (the server's data directory). */
+  hiddenDirectories?: readonly string[];
+  /** Real paths of files the command must not see (the server's `.env`). */
+  hiddenFiles?: readonly string[];
 }
 
 export interface RunShellCommandOptions {
@@ -55,6 +60,8 @@ export interface RunShellCommandOptions {
   deniedEnvVars?: readonly string[];
   /** Run inside bubblewrap; undefined runs the interpreter directly. */
   sandbox?: ShellSandboxOptions;
+  /** Why the command runs without the sandbox (reported in the result when `sandbox` is absent). */
+  unsandboxedReason?: string;
   drainMs?: number;
 }
 
@@ -129,25 +136,38 @@ export async function runShellCommand(
   const { env } = buildShellEnvironment(options.baseEnv ?? process.env, {
     allowedEnvVars: options.allowedEnvVars,
     deniedEnvVars: options.deniedEnvVars,
-    extra: { [SHELL_RUN_MARKER_VARIABLE]: runId },
+    extra: {
+      [SHELL_RUN_MARKER_VARIABLE]: runId,
+      [SHELL_SERVER_MARKER_VARIABLE]: currentServerIdentity(),
+    },
   });
   const interpreterArgv = [interpreter.executable, ...interpreter.commandArguments(command)];
-  const argv = options.sandbox
+  const commandArgv = options.sandbox
     ? [
         options.sandbox.executable,
-        ...buildSandboxArguments({ writableDirectory: options.sandbox.writableDirectory, cwd }),
+        ...buildSandboxArguments({
+          writableDirectories: options.sandbox.writableDirectories,
+          ...(options.sandbox.hiddenDirectories
+            ? { hiddenDirectories: options.sandbox.hiddenDirectories }
+            : {}),
+          ...(options.sandbox.hiddenFiles ? { hiddenFiles: options.sandbox.hiddenFiles } : {}),
+          cwd,
+        }),
         ...interpreterArgv,
       ]
     : interpreterArgv;
   const posix = process.platform !== 'win32';
+  // POSIX: under the guard that kills the group when the server dies (shell-guard.ts).
+  const argv = posix ? guardedArgv(commandArgv) : commandArgv;
 
   const startedAt = performance.now();
-  let child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  let child: Bun.Subprocess<'pipe' | 'ignore', 'pipe', 'pipe'>;
   try {
     child = Bun.spawn(argv, {
       cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // The guard's pipe: never written, closed by the kernel when the server dies.
+      stdio: [posix ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       // POSIX: setsid, so the shell leads a new session and process group we can kill as one.
       detached: posix,
       windowsHide: true,
@@ -208,6 +228,11 @@ export async function runShellCommand(
     for (const pid of leftovers) survivors.add(pid);
   }
 
+  // The guard is gone with the group; its pipe is closed here rather than left to the collector.
+  const guardPipe = child.stdin as Bun.FileSink | number | undefined | null;
+  if (guardPipe && typeof guardPipe === 'object')
+    void Promise.resolve(guardPipe.end()).catch(() => {});
+
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
   const drained = await Promise.race([
@@ -240,6 +265,8 @@ export async function runShellCommand(
     termination,
     sandboxed: options.sandbox !== undefined,
   };
+  if (!options.sandbox && options.unsandboxedReason)
+    result.unsandboxedReason = options.unsandboxedReason;
   if (survivors.size > 0) result.survivingPids = [...survivors].sort((a, b) => a - b);
   return result;
 }

@@ -4,14 +4,20 @@
  * call into a `runShellCommand` call: arguments, settings, the `cwd` through
  * the path policy, the time budget, and the sandbox when containment is on.
  */
+
+import { realpathSync, statSync } from 'node:fs';
 import { parseToolArguments, requireNonBlank } from '../../arg-parsing';
-import { NotFoundError, ToolArgumentError } from '../../errors';
+import { NotFoundError, ToolArgumentError, ToolUnavailableError } from '../../errors';
 import {
   getEffectiveWorkingDirectory,
   isContainmentActive,
   resolveAndValidatePath,
 } from '../../path-policy';
-import { clampIntegerSetting, getStringListSetting } from '../../stored-setting-readers';
+import {
+  clampIntegerSetting,
+  getBooleanSetting,
+  getStringListSetting,
+} from '../../stored-setting-readers';
 import type { JsonSchema, RegisteredTool, ToolContext, ToolDefinition } from '../../types';
 import { getSandboxStatus, type SandboxStatus } from './bubblewrap-sandbox';
 import { runShellCommand, type ShellSandboxOptions } from './run-shell-command';
@@ -78,8 +84,17 @@ function readSettings(parameters: Record<string, unknown>) {
     }),
     allowedEnvVars: getStringListSetting(parameters.allowedEnvVars, []),
     deniedEnvVars: getStringListSetting(parameters.deniedEnvVars, []),
+    sandbox: getBooleanSetting(parameters.sandbox, true),
   };
 }
+
+/** Why a non-admin's shell is unavailable: their commands run only in the sandbox. */
+export function sandboxRequiredReason(status: SandboxStatus): string {
+  return `Shell commands of users other than admins run only inside the bubblewrap sandbox, which does not work on this server: ${status.reason ?? 'bubblewrap is not available'}`;
+}
+
+export const SANDBOX_SWITCHED_OFF_REASON =
+  "The sandbox is switched off in this tool's settings (sandbox: false).";
 
 export interface BuildShellToolOptions {
   /** How the sandbox's availability is learnt; tests replace it. Defaults to finding and probing `bwrap`. */
@@ -90,7 +105,9 @@ async function resolveWorkingDirectory(
   requested: string | undefined,
   context: ToolContext,
 ): Promise<string> {
-  const fallback = getEffectiveWorkingDirectory(context) ?? process.cwd();
+  // A non-admin's commands start in their first granted root when no directory is named.
+  const fallback =
+    getEffectiveWorkingDirectory(context) ?? context.grantedRoots?.[0] ?? process.cwd();
   const resolved = await resolveAndValidatePath(requested ?? fallback, context, {
     argument: 'cwd',
   });
@@ -102,16 +119,68 @@ async function resolveWorkingDirectory(
   return resolved.realPath;
 }
 
+function existingRealPaths(
+  paths: readonly string[] | undefined,
+  kind: 'directory' | 'file' = 'directory',
+): string[] {
+  const real: string[] = [];
+  for (const candidate of paths ?? []) {
+    try {
+      const resolved = realpathSync(candidate);
+      if (statSync(resolved).isDirectory() === (kind === 'directory')) real.push(resolved);
+    } catch {
+      // gone or not made yet: nothing to mount or hide
+    }
+  }
+  return [...new Set(real)];
+}
+
+/**
+ * What the sandbox lets the command write (docs/tools/shell.md#the-sandbox): the working
+ * directory under containment; else a non-admin's granted roots; else (an
+ * admin) the agent chat's working directory and the directory it runs in.
+ */
+async function writableDirectoriesFor(context: ToolContext, cwd: string): Promise<string[]> {
+  if (isContainmentActive(context)) {
+    const directory = getEffectiveWorkingDirectory(context) as string;
+    return [(await resolveAndValidatePath(directory, context, { argument: 'cwd' })).realPath];
+  }
+  if (context.grantedRoots !== undefined) return existingRealPaths(context.grantedRoots);
+  const directory = getEffectiveWorkingDirectory(context);
+  return existingRealPaths([...(directory ? [directory] : []), cwd]);
+}
+
+interface SandboxPlan {
+  sandbox?: ShellSandboxOptions;
+  unsandboxedReason?: string;
+}
+
+/**
+ * The sandbox runs every command whenever it works here, in both modes. An
+ * admin may switch it off (the `sandbox` setting); a non-admin's commands run
+ * only inside it, so without it they are refused.
+ */
 async function planSandbox(
   context: ToolContext,
+  cwd: string,
+  wanted: boolean,
   sandboxStatus: () => Promise<SandboxStatus>,
-): Promise<ShellSandboxOptions | undefined> {
-  if (!isContainmentActive(context)) return undefined;
+): Promise<SandboxPlan> {
+  const required = context.grantedRoots !== undefined;
+  if (!required && !wanted) return { unsandboxedReason: SANDBOX_SWITCHED_OFF_REASON };
   const status = await sandboxStatus();
-  if (!status.available || !status.executable) return undefined;
-  const directory = getEffectiveWorkingDirectory(context) as string;
-  const resolved = await resolveAndValidatePath(directory, context, { argument: 'cwd' });
-  return { executable: status.executable, writableDirectory: resolved.realPath };
+  if (!status.available || !status.executable) {
+    if (required) throw new ToolUnavailableError(`${sandboxRequiredReason(status)}.`);
+    return { unsandboxedReason: status.reason ?? 'bubblewrap is not available here.' };
+  }
+  return {
+    sandbox: {
+      executable: status.executable,
+      writableDirectories: await writableDirectoriesFor(context, cwd),
+      hiddenDirectories: existingRealPaths(context.protectedPaths),
+      hiddenFiles: existingRealPaths(context.protectedPaths, 'file'),
+    },
+  };
 }
 
 export function buildShellTool(
@@ -127,6 +196,13 @@ export function buildShellTool(
   };
   return {
     definition,
+    reachesHost: true,
+    // A non-admin's commands run only in the sandbox: without it their shells are not offered.
+    unavailableReason: async (scope) => {
+      if (scope.hostAccess?.kind !== 'granted') return undefined;
+      const status = await sandboxStatus();
+      return status.available ? undefined : sandboxRequiredReason(status);
+    },
     buildDefinition: (settings) => {
       const { timeoutSeconds, maxOutputBytes } = readSettings(settings.parameters);
       return { ...definition, description: describeTool(shell, timeoutSeconds, maxOutputBytes) };
@@ -142,6 +218,7 @@ export function buildShellTool(
         maxOutputBytes: SHELL_MAX_OUTPUT_BYTES.default,
         allowedEnvVars: [],
         deniedEnvVars: [],
+        sandbox: true,
       },
       parameterDescriptors: [
         {
@@ -175,6 +252,14 @@ export function buildShellTool(
           defaultValue: [],
         },
         {
+          name: 'sandbox',
+          label: 'Run in the sandbox',
+          description:
+            "Run commands inside bubblewrap (read-only system, writable working directory or granted roots, the server's data hidden) whenever it works on this server. Only admins can switch it off; other users' commands always run inside it.",
+          type: 'boolean',
+          defaultValue: true,
+        },
+        {
           name: 'deniedEnvVars',
           label: 'Variables withheld',
           description:
@@ -198,7 +283,7 @@ export function buildShellTool(
       }
       const settings = readSettings(context.parameters);
       const cwd = await resolveWorkingDirectory(parsed.cwd, context);
-      const sandbox = await planSandbox(context, sandboxStatus);
+      const plan = await planSandbox(context, cwd, settings.sandbox, sandboxStatus);
       const spent = performance.now() - startedAt;
       const timeoutMs = Math.max(
         1,
@@ -213,7 +298,7 @@ export function buildShellTool(
         signal: context.signal,
         allowedEnvVars: settings.allowedEnvVars,
         deniedEnvVars: settings.deniedEnvVars,
-        sandbox,
+        ...plan,
       });
     },
   };

@@ -34,6 +34,8 @@ export interface ShellCommandResult {
   termination: ShellTermination;
   /** True when the command ran inside the bubblewrap sandbox. */
   sandboxed: boolean;
+  /** Why it ran without the sandbox (bubblewrap missing or not working here, or switched off). */
+  unsandboxedReason?: string;
   /** Processes of this command that could not be killed (present only when there are any). */
   survivingPids?: number[];
 }

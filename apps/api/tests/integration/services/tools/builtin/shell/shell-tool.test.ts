@@ -26,7 +26,11 @@ import {
 } from '../../../../../../src/services/tools';
 import { getSandboxStatus } from '../../../../../../src/services/tools/builtin/shell/bubblewrap-sandbox';
 import { findShellInterpreter } from '../../../../../../src/services/tools/builtin/shell/shell-interpreters';
-import { buildShellTool } from '../../../../../../src/services/tools/builtin/shell/shell-tool';
+import {
+  buildShellTool,
+  SANDBOX_SWITCHED_OFF_REASON,
+  sandboxRequiredReason,
+} from '../../../../../../src/services/tools/builtin/shell/shell-tool';
 import type { ToolCallContext } from '../../../../../../src/services/tools/types';
 import { createPidJanitor, isRunning, pidsIn } from '../../../../../support/processes';
 import { createTestCallContext, createTestToolContext } from '../../../../../support/tool-context';
@@ -357,13 +361,113 @@ describe('shell tools: the bubblewrap sandbox under containment', () => {
   });
 });
 
+describe('shell tools: the sandbox in chat mode, the opt-out, and non-admins', () => {
+  // Outside /tmp (the sandbox's /tmp is private): a granted root, a directory beside it, and a
+  // stand-in for the server's data directory.
+  let base: string;
+  let granted: string;
+  let beside: string;
+  let dataDir: string;
+  beforeAll(() => {
+    base = realpathSync(mkdtempSync(path.join('/var/tmp', 'shell-chat-sandbox-')));
+    granted = path.join(base, 'granted');
+    beside = path.join(base, 'beside');
+    dataDir = path.join(granted, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(beside);
+    writeFileSync(path.join(dataDir, 'mango.db'), 'secret rows');
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  const probe = () =>
+    [
+      `echo x > ${beside}/from-chat && echo beside-written`,
+      `echo x > ${granted}/in-root && echo root-written`,
+      `cat ${dataDir}/mango.db 2>/dev/null; echo`,
+    ].join('; ');
+
+  test('chat mode, an admin, default settings: sandboxed wherever bubblewrap works; else the result says why not', async () => {
+    const status = await getSandboxStatus();
+    const result = await call({ command: probe(), cwd: granted }, { protectedPaths: [dataDir] });
+    expect(result.sandboxed).toBe(status.available);
+    if (status.available) {
+      // The directory it runs in is writable, nothing else; the data directory is hidden.
+      expect(result.stdout).toBe('root-written\n\n');
+      expect(existsSync(path.join(beside, 'from-chat'))).toBe(false);
+      expect(result.unsandboxedReason).toBeUndefined();
+      return;
+    }
+    expect(result.unsandboxedReason).toBe(status.reason as string);
+    expect(result.stdout).toBe('beside-written\nroot-written\nsecret rows\n');
+  });
+
+  test('an admin may switch the sandbox off: the command runs on the host and the result says so', async () => {
+    const result = await call(
+      { command: `echo x > ${beside}/unsandboxed && echo written` },
+      {},
+      { sandbox: false },
+    );
+    expect(result.sandboxed).toBe(false);
+    expect(result.unsandboxedReason).toBe(SANDBOX_SWITCHED_OFF_REASON);
+    expect(existsSync(path.join(beside, 'unsandboxed'))).toBe(true);
+  });
+
+  test('a non-admin: always sandboxed (the opt-out ignored), writable only in the granted roots; without bubblewrap, refused', async () => {
+    const status = await getSandboxStatus();
+    const context = { grantedRoots: [granted], protectedPaths: [dataDir] };
+    if (!status.available) {
+      const error = await failure(
+        executeTool('bash', { command: 'echo hi' }, createTestCallContext(context), {
+          enabled: true,
+          parameters: { sandbox: false },
+        }),
+      );
+      expect(error.code).toBe('tool_unavailable');
+      expect(error.message).toContain(sandboxRequiredReason(status));
+      return;
+    }
+    const result = await call({ command: probe() }, context, { sandbox: false });
+    expect(result.sandboxed).toBe(true);
+    // No cwd: the first granted root.
+    expect(result.cwd).toBe(granted);
+    expect(result.stdout).toBe('root-written\n\n');
+    expect(existsSync(path.join(beside, 'from-chat'))).toBe(false);
+    // A cwd outside the roots is refused by the path policy before anything runs.
+    const outside = await failure(
+      executeTool(
+        'bash',
+        { command: 'pwd', cwd: beside },
+        createTestCallContext(context),
+        enabled(),
+      ),
+    );
+    expect(outside.code).toBe('permission_denied');
+  });
+
+  test('a non-admin’s shell is listed unavailable exactly when bubblewrap does not work here', async () => {
+    const status = await getSandboxStatus();
+    const tool = getTool('bash');
+    const reason = await tool?.unavailableReason?.({
+      userId: 'u',
+      hostAccess: { kind: 'granted', roots: [granted] },
+    });
+    expect(reason).toBe(status.available ? undefined : sandboxRequiredReason(status));
+    expect(await tool?.unavailableReason?.({ userId: 'u', hostAccess: { kind: 'admin' } })).toBe(
+      undefined,
+    );
+  });
+});
+
+// These read the host's process table, so they run unsandboxed (an admin's `sandbox: false`):
+// inside the sandbox the pids printed are the sandbox's own.
 describe('shell tools: the execution layer budget', () => {
   test('a command that overruns timeoutSeconds comes back as a timed_out result, children gone', async () => {
     const result = await call(
       { command: 'sleep 100 & echo $!; setsid sleep 100 & echo $!; sleep 100' },
       {},
-      { timeoutSeconds: 5 },
+      { timeoutSeconds: 5, sandbox: false },
     );
+    expect(result.sandboxed).toBe(false);
     expect(result.termination).toBe('timed_out');
     const pids = janitor.track(pidsIn(result.stdout));
     expect(pids).toHaveLength(2);
@@ -378,7 +482,7 @@ describe('shell tools: the execution layer budget', () => {
         'bash',
         { command: `echo $$ > ${marker}; sleep 100` },
         createTestCallContext({ signal: controller.signal }),
-        enabled(),
+        enabled({ sandbox: false }),
       ),
     );
     expect(await waitUntil(() => existsSync(marker), 10_000)).toBe(true);

@@ -342,10 +342,9 @@ describe('case-insensitive patterns: the literal prefilter in any letter case', 
   const decode = (line: Buffer) => line.toString('utf8');
   function folded(text: string, source: string, limit = 1000) {
     const bytes = Buffer.from(text);
-    const latin1 = bytes.toString('latin1');
     return searchLinesContaining(
       bytes,
-      requiredLiteralsOf(source, true).map((strings) => caseFoldedLiterals(latin1, strings)),
+      requiredLiteralsOf(source, true).map((strings) => caseFoldedLiterals(bytes, strings)),
       compileLinePatterns(source, true),
       decode,
       { limit },
@@ -412,5 +411,48 @@ describe('case-insensitive patterns: the literal prefilter in any letter case', 
       expect([source, text, folded(text, source)]).toEqual([source, text, perLine(text, source)]);
     }
     expect(checked).toBeGreaterThan(100);
+  });
+});
+
+describe('caseFoldedLiterals: finding ASCII strings in any case in raw bytes', () => {
+  // A reference: the same search with a case-insensitive regular expression on a Latin-1 view.
+  function reference(text: Buffer, needle: string, from: number): number {
+    const pattern = new RegExp(needle.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'), 'gi');
+    pattern.lastIndex = from;
+    return pattern.exec(text.toString('latin1'))?.index ?? -1;
+  }
+
+  test('agrees with a case-insensitive regex at every starting point, in any order of calls', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const alphabet = 'aAbBcC-_ é\n';
+    for (let round = 0; round < 200; round++) {
+      const text = Buffer.from(
+        Array.from({ length: 60 }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
+      );
+      const needle = Array.from(
+        { length: 1 + Math.floor(random() * 4) },
+        () => 'abc-_'[Math.floor(random() * 5)],
+      ).join('');
+      const finder = caseFoldedLiterals(text, [needle]);
+      const starts = Array.from({ length: 20 }, () => Math.floor(random() * (text.length + 2)));
+      for (const from of starts)
+        expect({ needle, from, at: finder.find(0, from) }).toEqual({
+          needle,
+          from,
+          at: reference(text, needle, from),
+        });
+    }
+  });
+
+  test('strings longer than the file, at its very end, and with no letters', () => {
+    const bytes = Buffer.from('xx ECONNREFUSED\n42-17');
+    expect(caseFoldedLiterals(bytes, ['econnrefused']).find(0, 0)).toBe(3);
+    expect(caseFoldedLiterals(bytes, ['econnrefused']).find(0, 4)).toBe(-1);
+    expect(caseFoldedLiterals(bytes, ['-17']).find(0, 0)).toBe(18);
+    expect(caseFoldedLiterals(bytes, ['x'.repeat(40)]).find(0, 0)).toBe(-1);
   });
 });

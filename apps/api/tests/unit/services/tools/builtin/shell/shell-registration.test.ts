@@ -87,6 +87,7 @@ describe('shell tool registration', () => {
         maxOutputBytes: 102400,
         allowedEnvVars: [],
         deniedEnvVars: [],
+        sandbox: true,
       },
     });
     const timeout = tool?.settings.parameterDescriptors.find(

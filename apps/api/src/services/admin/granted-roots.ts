@@ -1,0 +1,154 @@
+/**
+ * Granted roots (docs/security.md#system-tools-are-granted): the directories
+ * an admin lets a non-admin user's system tools reach. Stored in
+ * `granted_roots`; read with the user's role as the user's `HostAccess`,
+ * which the chats, the turns, the inspector and the settings list all use.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { AppDatabase } from '../../db/database';
+import { writeTimestamp } from '../../db/values';
+import { ApiError } from '../../errors';
+import { isPathInside } from '../tools/path-policy';
+import type { HostAccess } from '../tools/types';
+
+/** More roots than this is a list of files, not a grant. */
+export const MAX_GRANTED_ROOTS = 100;
+
+export interface GrantedRootsService {
+  /** The user's roots, sorted; 404 for an unknown user. */
+  list(userId: string): Promise<string[]>;
+  /** Replaces the user's roots (each an existing directory outside the data directory). */
+  replace(userId: string, roots: readonly string[]): Promise<string[]>;
+  /** What the user's system tools may reach: an admin anywhere, anyone else their roots. */
+  hostAccess(userId: string): Promise<HostAccess>;
+}
+
+export interface GrantedRootsDeps {
+  database: AppDatabase;
+  /** Paths no root may lie in (the server's data directory). */
+  protectedPaths?: readonly string[];
+  now?: () => number;
+}
+
+function rootError(root: string, message: string): ApiError {
+  return new ApiError('validation_failed', message, { details: { field: 'roots', root } });
+}
+
+function realOrLexical(location: string): string {
+  try {
+    return realpathSync(location);
+  } catch {
+    return path.resolve(location);
+  }
+}
+
+/** `~` expanded, absolute, normalised; an existing directory outside every protected path. */
+export function checkGrantedRoot(input: string, protectedPaths: readonly string[] = []): string {
+  const trimmed = input.trim();
+  const expanded =
+    trimmed === '~'
+      ? homedir()
+      : trimmed.startsWith('~/')
+        ? path.join(homedir(), trimmed.slice(2))
+        : trimmed;
+  if (!path.isAbsolute(expanded))
+    throw rootError(
+      input,
+      `A granted root must be an absolute path or start with ~; got "${input}".`,
+    );
+  const root = path.resolve(expanded);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(root).isDirectory();
+  } catch {
+    throw rootError(input, `The granted root "${root}" does not exist on the server.`);
+  }
+  if (!isDirectory)
+    throw rootError(input, `The granted root "${root}" is a file, not a directory.`);
+  const real = realOrLexical(root);
+  for (const protectedPath of protectedPaths) {
+    if (isPathInside(realOrLexical(protectedPath), real) || isPathInside(protectedPath, root))
+      throw rootError(
+        input,
+        `The granted root "${root}" lies inside the server's data directory, which no tool may reach.`,
+      );
+  }
+  return root;
+}
+
+export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService {
+  const { db } = deps.database;
+  const now = deps.now ?? Date.now;
+
+  async function requireUser(userId: string): Promise<{ role: string | null }> {
+    const user = await db
+      .selectFrom('users')
+      .select('role')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (!user)
+      throw new ApiError('not_found', `There is no user "${userId}".`, {
+        details: { field: 'user' },
+      });
+    return user;
+  }
+
+  async function rootsOf(userId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('granted_roots')
+      .select('path')
+      .where('user_id', '=', userId)
+      .orderBy('path')
+      .execute();
+    return rows.map((row) => row.path);
+  }
+
+  return {
+    async list(userId) {
+      await requireUser(userId);
+      return rootsOf(userId);
+    },
+
+    async replace(userId, requested) {
+      await requireUser(userId);
+      if (requested.length > MAX_GRANTED_ROOTS)
+        throw new ApiError(
+          'validation_failed',
+          `At most ${MAX_GRANTED_ROOTS} roots may be granted to one user; got ${requested.length}.`,
+          { details: { field: 'roots' } },
+        );
+      const roots = [
+        ...new Set(requested.map((root) => checkGrantedRoot(root, deps.protectedPaths))),
+      ].sort();
+      const createdAt = writeTimestamp(now());
+      await db.transaction().execute(async (transaction) => {
+        await transaction.deleteFrom('granted_roots').where('user_id', '=', userId).execute();
+        if (roots.length > 0)
+          await transaction
+            .insertInto('granted_roots')
+            .values(
+              roots.map((root) => ({
+                id: crypto.randomUUID(),
+                user_id: userId,
+                path: root,
+                created_at: createdAt,
+              })),
+            )
+            .execute();
+      });
+      return roots;
+    },
+
+    async hostAccess(userId) {
+      const user = await db
+        .selectFrom('users')
+        .select('role')
+        .where('id', '=', userId)
+        .executeTakeFirst();
+      if (user?.role === 'admin') return { kind: 'admin' };
+      return { kind: 'granted', roots: await rootsOf(userId) };
+    },
+  };
+}

@@ -1,0 +1,440 @@
+/**
+ * Settings → MCP (docs/mcp.md#settings--mcp): a user's servers, checked
+ * before they are stored — a stdio server is a command on this machine, so
+ * only admins (or anyone, for commands in `MANGO_MCP_STDIO_ALLOW`) may
+ * create or change one; a remote URL must be http(s) and public unless
+ * private ones are allowed — and answered with their secrets masked and
+ * this instance's connection state. Every change closes the server's
+ * connections on every instance, so the next use runs the new configuration.
+ */
+
+import { isAbsolute } from 'node:path';
+import type {
+  CreateMcpServerBody,
+  ImportMcpServersBody,
+  ImportMcpServersResponse,
+  McpImportOutcome,
+  McpServer,
+  McpServerTestResult,
+  UpdateMcpServerBody,
+} from '@mango/shared';
+import type { ChangeFeed } from '../../db/change-feed';
+import { createFeedBackedCache } from '../../db/feed-backed-cache';
+import { ApiError, isAppError } from '../../errors';
+import type { Logger } from '../../logger';
+import type { ToolSource } from '../tools/sources/tool-source';
+import { McpConnectionError } from './mcp-connection';
+import {
+  MCP_SERVERS_CHANNEL,
+  type McpConnectionManager,
+  serverChangeKey,
+} from './mcp-connection-manager';
+import { checkMcpUrl } from './mcp-fetch';
+import { parseImportEntry } from './mcp-import';
+import type { McpListedTool, McpServerRecord } from './mcp-server-record';
+import {
+  type McpServerChanges,
+  McpServerClashError,
+  type McpServerRepository,
+  type NewMcpServer,
+} from './mcp-server-repository';
+import { exposedToolNames, slugFromName } from './mcp-tool-names';
+import { type McpToolSources, stdioStartRefusal } from './mcp-tool-source';
+
+/** Who is asking: the user's id and whether they are an admin. */
+export interface McpActor {
+  id: string;
+  role?: string | null;
+}
+
+export interface McpPolicy {
+  /** Commands anyone may configure as a stdio server (exact match). */
+  stdioAllow: readonly string[];
+  allowPrivateUrls: boolean;
+}
+
+export interface McpServerServiceDeps {
+  repository: McpServerRepository;
+  manager: McpConnectionManager;
+  toolSources: McpToolSources;
+  policy: McpPolicy;
+  changes?: ChangeFeed;
+  logger?: Logger;
+  now?: () => number;
+}
+
+/** The change channel for saved tool listings (caches forget; connections stay). */
+export const MCP_LISTINGS_CHANNEL = 'mcp_tool_listings';
+export const MASKED_VALUE = '••••••';
+
+const isAdmin = (actor: McpActor) => actor.role === 'admin';
+
+function mask(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(values).map((name) => [name, MASKED_VALUE]));
+}
+
+/** A write-only map from a client that shows masked values back: a masked value keeps the stored one. */
+function mergeSecrets(
+  incoming: Record<string, string>,
+  stored: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(incoming).map(([name, value]) => [
+      name,
+      value === MASKED_VALUE && name in stored ? (stored[name] as string) : value,
+    ]),
+  );
+}
+
+export function serverNotFound(id: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `There is no MCP server with id "${id}". GET /api/mcp/servers lists yours.`,
+  );
+}
+
+export function createMcpServerService(deps: McpServerServiceDeps) {
+  const { repository, manager, policy } = deps;
+  const now = deps.now ?? Date.now;
+  const visibleCache = createFeedBackedCache<McpServerRecord[]>({
+    ...(deps.changes ? { feed: deps.changes } : {}),
+    channel: MCP_SERVERS_CHANNEL,
+    invalidates: 'all',
+    maxEntries: 1_000,
+    ttlMs: 60_000,
+  });
+  deps.changes?.subscribe(MCP_LISTINGS_CHANNEL, {
+    onChange: () => visibleCache.forgetAll(),
+    onReset: () => visibleCache.forgetAll(),
+  });
+
+  async function visibleServers(userId: string): Promise<McpServerRecord[]> {
+    const cached = visibleCache.lookup(userId);
+    if (cached?.fresh) return cached.value;
+    const read = visibleCache.startRead(userId);
+    const records = await repository.listVisible(userId);
+    read.store(records);
+    return records;
+  }
+
+  /** After a write: `record` is the configuration now current, or undefined once deleted. */
+  async function changed(serverId: string, record: McpServerRecord | undefined): Promise<void> {
+    visibleCache.forgetAll();
+    const key = serverChangeKey(serverId, record ? record.updatedAt : null);
+    await manager.closeServer(serverId, key);
+    await deps.changes?.notify(MCP_SERVERS_CHANNEL, key).catch(() => {
+      // The change stands; other instances notice it when they next use the server (its version).
+    });
+  }
+
+  function describe(actor: McpActor, record: McpServerRecord): McpServer {
+    const connection = manager.peek(actor.id, record);
+    const listing: readonly McpListedTool[] | null = connection?.tools ?? record.toolListing;
+    const names = listing
+      ? exposedToolNames(
+          record.slug,
+          listing.map((tool) => tool.name),
+        )
+      : new Map<string, string>();
+    const lastError = connection?.lastError ?? null;
+    const stderrTail = connection?.stderr();
+    return {
+      id: record.id,
+      name: record.name,
+      slug: record.slug,
+      type: record.type,
+      enabled: record.enabled,
+      command: record.command,
+      args: record.args,
+      env: mask(record.env),
+      cwd: record.cwd,
+      url: record.url,
+      headers: mask(record.headers),
+      shared: record.shared,
+      editable: record.ownerId === actor.id,
+      callTimeoutSeconds: record.callTimeoutSeconds,
+      status: manager.statusOf(actor.id, record),
+      lastError: lastError
+        ? { ...lastError, ...(stderrTail && !lastError.stderrTail ? { stderrTail } : {}) }
+        : null,
+      toolCount: listing ? listing.length : null,
+      tools: [...names.values()],
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+    };
+  }
+
+  function refuseStdio(actor: McpActor, command: string | null): void {
+    if (isAdmin(actor)) return;
+    if (command !== null && policy.stdioAllow.includes(command)) return;
+    throw new ApiError(
+      'forbidden',
+      `A stdio MCP server runs a command on this server's machine, so only an admin may create or change one${
+        policy.stdioAllow.length > 0
+          ? `, unless its command is one of ${policy.stdioAllow.map((item) => `"${item}"`).join(', ')} (MANGO_MCP_STDIO_ALLOW)`
+          : ' (an operator can allow commands for everyone with MANGO_MCP_STDIO_ALLOW)'
+      }. Use an http server, or ask an admin.`,
+    );
+  }
+
+  async function checkUrl(url: string): Promise<void> {
+    try {
+      await checkMcpUrl(url, { allowPrivateUrls: policy.allowPrivateUrls });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ApiError(
+        'validation_failed',
+        `The MCP server URL is refused: ${reason}${
+          policy.allowPrivateUrls
+            ? ''
+            : ' For a server on this machine or network, the operator can set MANGO_MCP_ALLOW_PRIVATE_URLS=true.'
+        }`,
+        { details: { field: 'url' } },
+      );
+    }
+  }
+
+  function invalid(field: string, message: string): ApiError {
+    return new ApiError('validation_failed', message, { details: { field } });
+  }
+
+  /** The stdio or http fields of a new server, checked; fields of the other type are refused. */
+  async function checkNew(actor: McpActor, body: CreateMcpServerBody): Promise<NewMcpServer> {
+    const stdioOnly = (['command', 'args', 'env', 'cwd'] as const).filter(
+      (field) => body[field] !== undefined,
+    );
+    const httpOnly = (['url', 'headers'] as const).filter((field) => body[field] !== undefined);
+    if (body.type === 'stdio') {
+      if (httpOnly.length > 0)
+        throw invalid(
+          httpOnly[0] as string,
+          `A stdio server takes command, args, env and cwd; "${httpOnly.join('", "')}" belong to http servers.`,
+        );
+      if (!body.command?.trim())
+        throw invalid(
+          'command',
+          'A stdio server needs a command (the program to run, without a shell).',
+        );
+      refuseStdio(actor, body.command);
+      if (body.cwd !== undefined && !isAbsolute(body.cwd))
+        throw invalid('cwd', `cwd must be an absolute path; got "${body.cwd}".`);
+    } else {
+      if (stdioOnly.length > 0)
+        throw invalid(
+          stdioOnly[0] as string,
+          `An http server takes url and headers; "${stdioOnly.join('", "')}" belong to stdio servers.`,
+        );
+      if (!body.url) throw invalid('url', 'An http server needs a url (http or https).');
+      await checkUrl(body.url);
+    }
+    if (body.shared && !isAdmin(actor))
+      throw new ApiError('forbidden', 'Only an admin may share an MCP server with every user.');
+    const slug = body.slug ?? slugFromName(body.name);
+    return {
+      name: body.name.trim(),
+      slug,
+      type: body.type,
+      enabled: body.enabled ?? true,
+      command: body.type === 'stdio' ? (body.command ?? null) : null,
+      args: body.args ?? [],
+      env: body.env ?? {},
+      cwd: body.cwd ?? null,
+      url: body.type === 'http' ? (body.url ?? null) : null,
+      headers: body.headers ?? {},
+      shared: body.shared ?? false,
+      callTimeoutSeconds: body.callTimeoutSeconds ?? null,
+    };
+  }
+
+  function clash(error: McpServerClashError, value: string): ApiError {
+    return new ApiError(
+      'conflict',
+      error.field === 'slug'
+        ? `You already have an MCP server with the slug "${value}"; choose another slug (tool names are mcp__<slug>__<tool>).`
+        : `You already have an MCP server named "${value}"; choose another name.`,
+      { details: { field: error.field } },
+    );
+  }
+
+  async function create(actor: McpActor, body: CreateMcpServerBody): Promise<McpServer> {
+    const server = await checkNew(actor, body);
+    try {
+      const record = await repository.create(actor.id, server);
+      await changed(record.id, record);
+      return describe(actor, record);
+    } catch (error) {
+      if (error instanceof McpServerClashError)
+        throw clash(error, error.field === 'slug' ? server.slug : server.name);
+      throw error;
+    }
+  }
+
+  async function owned(actor: McpActor, id: string): Promise<McpServerRecord> {
+    const record = await repository.getVisible(actor.id, id);
+    if (!record) throw serverNotFound(id);
+    if (record.ownerId !== actor.id)
+      throw new ApiError(
+        'forbidden',
+        `The MCP server "${record.name}" is shared by an admin; it is read-only to you. Switch its tools off in Settings → Tools instead.`,
+      );
+    return record;
+  }
+
+  return {
+    visibleServers,
+
+    /** The tool sources of a user's servers, for the tool catalog. */
+    async userSources(userId: string): Promise<readonly ToolSource[]> {
+      const records = await visibleServers(userId);
+      return records.map((record) => deps.toolSources.sourceFor(userId, record));
+    },
+
+    async list(actor: McpActor): Promise<McpServer[]> {
+      const records = await repository.listVisible(actor.id);
+      return records.map((record) => describe(actor, record));
+    },
+
+    async get(actor: McpActor, id: string): Promise<McpServer> {
+      const record = await repository.getVisible(actor.id, id);
+      if (!record) throw serverNotFound(id);
+      return describe(actor, record);
+    },
+
+    create,
+
+    async update(actor: McpActor, id: string, body: UpdateMcpServerBody): Promise<McpServer> {
+      const record = await owned(actor, id);
+      const changes: McpServerChanges = {};
+      if (body.name !== undefined) changes.name = body.name.trim();
+      if (body.enabled !== undefined) changes.enabled = body.enabled;
+      if (body.callTimeoutSeconds !== undefined)
+        changes.callTimeoutSeconds = body.callTimeoutSeconds;
+      if (body.shared !== undefined) {
+        if (!isAdmin(actor))
+          throw new ApiError('forbidden', 'Only an admin may share an MCP server with every user.');
+        changes.shared = body.shared;
+      }
+      const stdioFields = (['command', 'args', 'env', 'cwd'] as const).filter(
+        (field) => body[field] !== undefined,
+      );
+      const httpFields = (['url', 'headers'] as const).filter((field) => body[field] !== undefined);
+      if (record.type === 'stdio') {
+        if (httpFields.length > 0)
+          throw invalid(
+            httpFields[0] as string,
+            `"${httpFields.join('", "')}" belong to http servers; this one is stdio (the type is fixed).`,
+          );
+        if (stdioFields.length > 0) refuseStdio(actor, body.command ?? record.command);
+        if (body.command !== undefined) changes.command = body.command;
+        if (body.args !== undefined) changes.args = body.args;
+        if (body.env !== undefined) changes.env = mergeSecrets(body.env, record.env);
+        if (body.cwd !== undefined) {
+          if (body.cwd !== null && !isAbsolute(body.cwd))
+            throw invalid('cwd', `cwd must be an absolute path; got "${body.cwd}".`);
+          changes.cwd = body.cwd;
+        }
+      } else {
+        if (stdioFields.length > 0)
+          throw invalid(
+            stdioFields[0] as string,
+            `"${stdioFields.join('", "')}" belong to stdio servers; this one is http (the type is fixed).`,
+          );
+        if (body.url !== undefined) {
+          await checkUrl(body.url);
+          changes.url = body.url;
+        }
+        if (body.headers !== undefined)
+          changes.headers = mergeSecrets(body.headers, record.headers);
+      }
+      try {
+        const updated = await repository.update(actor.id, id, changes);
+        if (!updated) throw serverNotFound(id);
+        await changed(id, updated);
+        return describe(actor, updated);
+      } catch (error) {
+        if (error instanceof McpServerClashError) throw clash(error, changes.name ?? record.name);
+        throw error;
+      }
+    },
+
+    async delete(actor: McpActor, id: string): Promise<void> {
+      await owned(actor, id);
+      if (!(await repository.delete(actor.id, id))) throw serverNotFound(id);
+      await changed(id, undefined);
+    },
+
+    /** Connects now, on the user's one connection (what a turn then uses). */
+    async test(actor: McpActor, id: string): Promise<McpServerTestResult> {
+      const record = await repository.getVisible(actor.id, id);
+      if (!record) throw serverNotFound(id);
+      if (!record.enabled)
+        throw new ApiError(
+          'conflict',
+          `The MCP server "${record.name}" is disabled, so it is never started or reached; enable it first (PUT /api/mcp/servers/${id} with {"enabled": true}).`,
+        );
+      const refusal = stdioStartRefusal(record, policy.stdioAllow);
+      if (refusal)
+        throw new ApiError(
+          'forbidden',
+          `The MCP server "${record.name}" cannot be started: ${refusal}`,
+        );
+      const connection = manager.acquire(actor.id, record);
+      const started = now();
+      try {
+        const tools = await connection.ready();
+        return {
+          ok: true,
+          serverName: connection.serverInfo?.name ?? record.name,
+          serverVersion: connection.serverInfo?.version ?? 'unknown',
+          toolCount: tools.length,
+          durationMs: now() - started,
+        };
+      } catch (error) {
+        const detail =
+          error instanceof McpConnectionError
+            ? error.detail
+            : {
+                code: 'connection_failed',
+                message: error instanceof Error ? error.message : String(error),
+                at: new Date(now()).toISOString(),
+              };
+        const stderrTail = connection.stderr();
+        return {
+          ok: false,
+          error: { ...detail, ...(stderrTail && !detail.stderrTail ? { stderrTail } : {}) },
+          durationMs: now() - started,
+        };
+      }
+    },
+
+    async import(actor: McpActor, body: ImportMcpServersBody): Promise<ImportMcpServersResponse> {
+      const results: McpImportOutcome[] = [];
+      for (const [name, entry] of Object.entries(body.mcpServers)) {
+        try {
+          const server = await create(actor, parseImportEntry(name, entry));
+          results.push({ name, created: true, server });
+        } catch (error) {
+          results.push({
+            name,
+            created: false,
+            error: isAppError(error)
+              ? { code: error.code, message: error.message }
+              : { code: 'internal_error', message: 'The entry could not be stored.' },
+          });
+          if (!isAppError(error)) deps.logger?.error('importing an MCP server failed', { error });
+        }
+      }
+      return { results };
+    },
+
+    /** Keeps a connection's listing for Settings → Tools on every instance. */
+    async saveListing(record: McpServerRecord, tools: McpListedTool[]): Promise<void> {
+      if (await repository.saveToolListing(record.id, record.updatedAt, tools)) {
+        visibleCache.forgetAll();
+        await deps.changes?.notify(MCP_LISTINGS_CHANNEL, record.id).catch(() => {});
+      }
+    },
+  };
+}
+
+export type McpServerService = ReturnType<typeof createMcpServerService>;

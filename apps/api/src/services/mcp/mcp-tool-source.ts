@@ -1,0 +1,267 @@
+/**
+ * Each MCP server a user has, as a tool source (docs/mcp.md#mcp-tools-in-turns):
+ * a turn's listing and the inspector connect through the manager (the same
+ * connection for both) and list the server's tools; Settings → Tools lists
+ * the last known tools without starting anything. Tools are named
+ * `mcp__<slug>__<tool>` and routed back to their MCP name; a call runs on the
+ * user's connection with the turn's cancel reaching the server.
+ */
+import { createHash } from 'node:crypto';
+import type { ImageStore } from '../images/image-store';
+import { ToolAbortedError, ToolExecutionError, ToolTimeoutError } from '../tools/errors';
+import { lookupSavedSettings } from '../tools/runtime';
+import { getSafeEffectiveToolSettings } from '../tools/settings-policy';
+import {
+  describeSourcedTool,
+  type SourcedTool,
+  type ToolSource,
+  type ToolSourceHealth,
+} from '../tools/sources/tool-source';
+import type { JsonSchema, RegisteredTool, ToolContext } from '../tools/types';
+import { McpConnectionError } from './mcp-connection';
+import type { McpConnectionManager } from './mcp-connection-manager';
+import { toToolResult } from './mcp-results';
+import type { McpListedTool, McpServerRecord } from './mcp-server-record';
+import { exposedToolNames } from './mcp-tool-names';
+
+export interface McpToolSourceDeps {
+  manager: McpConnectionManager;
+  images?: ImageStore;
+  /** A call's timeout when the server sets none (`MANGO_MCP_CALL_TIMEOUT_SECONDS`). */
+  defaultCallTimeoutSeconds: number;
+  /** Commands a stdio server of a user who is not an admin may run (`MANGO_MCP_STDIO_ALLOW`). */
+  stdioAllow: readonly string[];
+}
+
+/**
+ * Why a stdio server must not be started now: its owner is not an admin and
+ * its command is not (any more) allowed. Checked at every start, not only
+ * when the server was saved.
+ */
+export function stdioStartRefusal(
+  record: McpServerRecord,
+  stdioAllow: readonly string[],
+): string | undefined {
+  if (record.type !== 'stdio' || record.ownerIsAdmin) return undefined;
+  if (record.command !== null && stdioAllow.includes(record.command)) return undefined;
+  return `Its stdio command "${record.command}" is not in MANGO_MCP_STDIO_ALLOW and its owner is not an admin, so it is not started.`;
+}
+
+export const MCP_DISABLED_REASON =
+  'Its MCP server is disabled in Settings → MCP (PUT /api/mcp/servers/:id with {"enabled": true}).';
+
+const MAX_CALL_TIMEOUT_SECONDS = 3600;
+
+/** The source id of a server: `mcp:<server id>`. */
+export function mcpSourceId(serverId: string): string {
+  return `mcp:${serverId}`;
+}
+
+/**
+ * Why a tool's input schema cannot be offered to any provider (they all take
+ * an object of arguments), or undefined when the mappers can take it.
+ */
+export function unmappableSchemaReason(tool: McpListedTool): string | undefined {
+  const schema = tool.inputSchema as unknown;
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    return 'Its input schema is not a JSON Schema object, so no provider can be told its arguments.';
+  const type = (schema as { type?: unknown }).type;
+  if (type !== undefined && type !== 'object')
+    return `Its input schema has type ${JSON.stringify(type)}; providers take only an object of named arguments.`;
+  return undefined;
+}
+
+function inputSchemaOf(tool: McpListedTool): JsonSchema {
+  if (unmappableSchemaReason(tool)) return { type: 'object', properties: {} } as JsonSchema;
+  return { ...tool.inputSchema, type: 'object' } as JsonSchema;
+}
+
+/** The registered form of an MCP tool; memoised so listings hand out the same objects. */
+function registeredToolFor(
+  record: McpServerRecord,
+  tool: McpListedTool,
+  exposedName: string,
+  defaultTimeoutSeconds: number,
+): RegisteredTool {
+  const description = `[${record.name}] ${tool.description ?? tool.title ?? tool.name}`;
+  const timeout = Math.min(
+    record.callTimeoutSeconds ?? defaultTimeoutSeconds,
+    MAX_CALL_TIMEOUT_SECONDS,
+  );
+  return {
+    definition: { name: exposedName, description, parameters: inputSchemaOf(tool) },
+    settings: {
+      title: tool.title ?? tool.name,
+      description,
+      category: 'interaction',
+      enabledByDefault: true,
+      canDisable: true,
+      defaultParameters: { timeoutSeconds: timeout },
+      parameterDescriptors: [
+        {
+          name: 'timeoutSeconds',
+          label: 'Timeout (seconds)',
+          description: 'How long one call may take before it is cancelled on the server.',
+          type: 'number',
+          integer: true,
+          defaultValue: timeout,
+          min: 1,
+          max: MAX_CALL_TIMEOUT_SECONDS,
+        },
+      ],
+    },
+    // Calls go through the source (`execute` below), which knows the connection.
+    execute: () => Promise.reject(new Error('MCP tools run through their source.')),
+  };
+}
+
+interface ServerTools {
+  tools: RegisteredTool[];
+  /** Exposed name → why the tool cannot be offered (its schema). */
+  unmappable: Map<string, string>;
+  /** Exposed name → MCP name. */
+  originals: Map<string, string>;
+}
+
+function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string | undefined): T {
+  return stderr && !error.stderrTail ? { ...error, stderrTail: stderr } : error;
+}
+
+export function createMcpToolSources(deps: McpToolSourceDeps) {
+  // Same server configuration and listing → the same tool objects (the settings list compares them).
+  const memo = new Map<string, ServerTools>();
+
+  function toolsOf(record: McpServerRecord, listing: readonly McpListedTool[]): ServerTools {
+    const key = `${record.id}@${record.updatedAt}#${createHash('sha256').update(JSON.stringify(listing)).digest('hex')}`;
+    const cached = memo.get(key);
+    if (cached) return cached;
+    const names = exposedToolNames(
+      record.slug,
+      listing.map((tool) => tool.name),
+    );
+    const originals = new Map<string, string>();
+    const unmappable = new Map<string, string>();
+    const tools = listing.map((tool) => {
+      const exposed = names.get(tool.name) ?? tool.name;
+      originals.set(exposed, tool.name);
+      const reason = unmappableSchemaReason(tool);
+      if (reason) unmappable.set(exposed, reason);
+      return registeredToolFor(record, tool, exposed, deps.defaultCallTimeoutSeconds);
+    });
+    const built = { tools, originals, unmappable };
+    if (memo.size > 1_000) memo.clear();
+    memo.set(key, built);
+    return built;
+  }
+
+  return {
+    /** The tool source of one of the user's servers. */
+    sourceFor(userId: string, record: McpServerRecord): ToolSource {
+      let listed: ServerTools | undefined;
+      const source: ToolSource = {
+        info: { id: mcpSourceId(record.id), kind: 'server', name: record.name },
+        async listTools(request) {
+          let listing: readonly McpListedTool[];
+          let unavailable: string | undefined;
+          const refusal = stdioStartRefusal(record, deps.stdioAllow);
+          if (!record.enabled || refusal) {
+            listing = record.toolListing ?? [];
+            unavailable = refusal ?? MCP_DISABLED_REASON;
+          } else if (!request.connect) {
+            listing = deps.manager.peek(userId, record)?.tools ?? record.toolListing ?? [];
+          } else {
+            const connection = deps.manager.acquire(userId, record);
+            // The listing stops waiting at its budget; the attempt goes on for the next turn.
+            listing = await new Promise<McpListedTool[]>((resolve, reject) => {
+              connection.ready().then(resolve, reject);
+              request.signal.addEventListener('abort', () => reject(request.signal.reason), {
+                once: true,
+              });
+            });
+          }
+          const built = toolsOf(record, listing);
+          listed = built;
+          return built.tools.map((tool) =>
+            describeSourcedTool(
+              source,
+              tool,
+              getSafeEffectiveToolSettings(
+                tool,
+                lookupSavedSettings(request.saved, tool.definition.name),
+              ),
+              unavailable ?? built.unmappable.get(tool.definition.name),
+            ),
+          );
+        },
+        async execute(sourced: SourcedTool, args: unknown, context: ToolContext) {
+          const name =
+            listed?.originals.get(sourced.tool.definition.name) ?? sourced.tool.definition.name;
+          const timeoutSeconds =
+            Number(context.parameters.timeoutSeconds) || deps.defaultCallTimeoutSeconds;
+          const connection = deps.manager.acquire(userId, record);
+          try {
+            const result = await connection.call(name, args, {
+              signal: context.signal,
+              timeoutMs: timeoutSeconds * 1000,
+              ...(context.emit
+                ? {
+                    onProgress: (progress) =>
+                      context.emit?.({
+                        type: 'mcp_progress',
+                        ...(progress.message ? { message: progress.message } : {}),
+                        data: {
+                          progress: progress.progress,
+                          ...(progress.total === undefined ? {} : { total: progress.total }),
+                        },
+                      }),
+                  }
+                : {}),
+            });
+            return await toToolResult(result, context, {
+              ...(deps.images ? { images: deps.images } : {}),
+              serverName: record.name,
+            });
+          } catch (error) {
+            const reason = context.signal.reason;
+            if (
+              context.signal.aborted &&
+              (reason instanceof ToolAbortedError || reason instanceof ToolTimeoutError)
+            )
+              throw reason;
+            if (error instanceof ToolExecutionError) throw error;
+            const message =
+              error instanceof McpConnectionError || error instanceof Error
+                ? error.message
+                : String(error);
+            throw new ToolExecutionError(
+              `The call to ${name} on the MCP server ${record.name} failed: ${message}`,
+              {
+                details: {
+                  server: record.slug,
+                  ...(connection.lastError ? { serverError: connection.lastError.code } : {}),
+                },
+              },
+            );
+          }
+        },
+        health(forUser): ToolSourceHealth {
+          const connection = deps.manager.peek(forUser, record);
+          const state = deps.manager.statusOf(forUser, record);
+          const lastError = connection?.lastError ?? null;
+          const toolCount = connection?.tools?.length ?? record.toolListing?.length ?? null;
+          return {
+            state,
+            health: state === 'error' ? 'error' : state === 'disabled' ? 'disabled' : 'ok',
+            ...(state === 'error' && lastError ? { reason: lastError.message } : {}),
+            ...(state === 'disabled' ? { reason: MCP_DISABLED_REASON } : {}),
+            toolCount,
+            lastError: lastError ? withStderr(lastError, connection?.stderr()) : null,
+          };
+        },
+      };
+      return source;
+    },
+  };
+}
+
+export type McpToolSources = ReturnType<typeof createMcpToolSources>;
