@@ -117,7 +117,7 @@ test('an admin adds, tests, switches off and deletes servers; secrets stay out o
   expect(await broken.getByTestId('mcp-last-error').textContent()).toContain('missing API key');
 
   // Switch it off: the test button is disabled and the status says so.
-  await broken.getByLabel('Broken local enabled').uncheck();
+  await broken.getByLabel('Broken local enabled').click();
   await page.waitForFunction(
     () =>
       document.querySelector('[data-slug="broken-local"] [data-testid="mcp-status"]')
