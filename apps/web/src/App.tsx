@@ -6,8 +6,9 @@ import { navigate, onLinkClick, usePath } from './lib/router';
 import { readSession, type SessionUser, signOut } from './lib/session';
 import { AccountPage } from './pages/AccountPage';
 import { ChatPage } from './pages/ChatPage';
+import { McpSettingsPage } from './pages/McpSettingsPage';
 import { SignInPage } from './pages/SignInPage';
-import { McpSettingsPage, ToolSettingsPage } from './pages/ToolSettingsPage';
+import { ToolSettingsPage } from './pages/ToolSettingsPage';
 
 function ChatList({
   chats,
