@@ -4,162 +4,15 @@
  * messages with the live turn, and the composer (Enter sends, Shift+Enter is a
  * new line; Stop while a turn runs).
  */
-import type { Chat, ModelEntry, ModelsResponse } from '@mango/shared';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { buildSystemPrompt } from '../../../api/src/services/chat/system-prompt';
+import type { Chat } from '@mango/shared';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CapabilitiesPanel } from '../components/CapabilitiesPanel';
+import { ChatOptions } from '../components/ChatOptions';
 import { MessageList } from '../components/MessageList';
-import { ApiError, api, messageOf } from '../lib/api';
+import { api, messageOf } from '../lib/api';
 import { ChatSession, type SessionSnapshot } from '../lib/chat-session';
 import { navigate } from '../lib/router';
-
-const DEFAULT_MAX_ITERATIONS = 25;
-
-function useModels() {
-  const [models, setModels] = useState<ModelEntry[]>([]);
-  const [problem, setProblem] = useState<string>();
-  useEffect(() => {
-    api<ModelsResponse>('/api/models')
-      .then((answer) => {
-        setModels(answer.models.filter((model) => model.kind === 'chat'));
-        const failed = answer.providers.filter((provider) => provider.status === 'failed');
-        if (failed.length > 0)
-          setProblem(
-            failed
-              .map(
-                (provider) => `${provider.provider}: ${provider.error?.message ?? 'unreachable'}`,
-              )
-              .join('; '),
-          );
-      })
-      .catch((error) => setProblem(messageOf(error)));
-  }, []);
-  return { models, problem };
-}
-
-function ChatOptions({
-  chat,
-  onChange,
-  maxIterations,
-  setMaxIterations,
-}: {
-  chat: Chat;
-  onChange: (chat: Chat) => void;
-  maxIterations: string;
-  setMaxIterations: (value: string) => void;
-}) {
-  const { models, problem: modelsProblem } = useModels();
-  const [directory, setDirectory] = useState(chat.workingDirectory ?? '');
-  const [problem, setProblem] = useState<{ field?: string; message: string }>();
-  useEffect(() => setDirectory(chat.workingDirectory ?? ''), [chat.workingDirectory]);
-  const save = async (change: Partial<Chat>) => {
-    setProblem(undefined);
-    try {
-      onChange(
-        await api<Chat>(`/api/chats/${encodeURIComponent(chat.id)}`, {
-          method: 'PATCH',
-          body: change,
-        }),
-      );
-    } catch (error) {
-      const field =
-        error instanceof ApiError
-          ? ((error.body.details as { field?: string } | undefined)?.field ?? undefined)
-          : undefined;
-      setProblem({ ...(field ? { field } : {}), message: messageOf(error) });
-    }
-  };
-  const told = buildSystemPrompt({
-    mode: chat.mode,
-    workingDirectory: chat.workingDirectory,
-    restrictToWorkingDirectory: chat.restrictToWorkingDirectory,
-  });
-  const known = models.some((model) => model.id === chat.model);
-  return (
-    <section class="chat-options" aria-label="Turn options">
-      <label>
-        Model
-        <select
-          data-testid="model-picker"
-          value={chat.model ?? ''}
-          onChange={(event) => void save({ model: event.currentTarget.value || null })}
-        >
-          <option value="">Choose a model…</option>
-          {chat.model && !known && <option value={chat.model}>{chat.model}</option>}
-          {models.map((model) => (
-            <option value={model.id} key={model.id}>
-              {model.displayName ? `${model.displayName} (${model.id})` : model.id}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Max iterations
-        <input
-          type="number"
-          min={1}
-          max={1000}
-          step={1}
-          value={maxIterations}
-          placeholder={String(DEFAULT_MAX_ITERATIONS)}
-          data-testid="max-iterations"
-          onInput={(event) => setMaxIterations(event.currentTarget.value)}
-        />
-      </label>
-      <label class="switch">
-        <input
-          type="checkbox"
-          checked={chat.mode === 'agent'}
-          data-testid="agent-mode"
-          onChange={(event) => void save({ mode: event.currentTarget.checked ? 'agent' : 'chat' })}
-        />
-        Agent mode
-      </label>
-      {chat.mode === 'agent' && (
-        <>
-          <label class="grow">
-            Working directory
-            <input
-              type="text"
-              value={directory}
-              placeholder="/path/on/the/server or ~/project"
-              data-testid="working-directory"
-              aria-invalid={problem?.field === 'workingDirectory'}
-              onInput={(event) => setDirectory(event.currentTarget.value)}
-              onChange={() =>
-                void save({ workingDirectory: directory.trim() === '' ? null : directory.trim() })
-              }
-            />
-          </label>
-          <label class="switch">
-            <input
-              type="checkbox"
-              checked={chat.restrictToWorkingDirectory}
-              data-testid="restrict-directory"
-              onChange={(event) =>
-                void save({ restrictToWorkingDirectory: event.currentTarget.checked })
-              }
-            />
-            Restrict tools to it
-          </label>
-        </>
-      )}
-      {problem && (
-        <p class="field-error" role="alert" data-testid="options-error">
-          {problem.message}
-        </p>
-      )}
-      {modelsProblem && (
-        <p class="muted small">Some providers could not list models: {modelsProblem}</p>
-      )}
-      {chat.mode === 'agent' && told && (
-        <p class="muted small" data-testid="agent-prompt">
-          The model is told: “{told}”
-        </p>
-      )}
-    </section>
-  );
-}
+import { useStickToBottom } from '../lib/stick-to-bottom';
 
 function useSession(chatId: string, onTurnEnded: () => void) {
   const session = useMemo(() => new ChatSession(chatId, onTurnEnded), [chatId]);
@@ -178,36 +31,6 @@ function useSession(chatId: string, onTurnEnded: () => void) {
     };
   }, [session]);
   return { session, snapshot };
-}
-
-/** Keeps the newest content in view unless the reader scrolled up. */
-function useStickToBottom(dependency: unknown) {
-  const ref = useRef<HTMLDivElement>(null);
-  const stuck = useRef(true);
-  const [showJump, setShowJump] = useState(false);
-  useEffect(() => {
-    const element = ref.current;
-    if (!element) return;
-    const onScroll = () => {
-      const distance = element.scrollHeight - element.scrollTop - element.clientHeight;
-      stuck.current = distance < 48;
-      setShowJump(!stuck.current);
-    };
-    element.addEventListener('scroll', onScroll, { passive: true });
-    return () => element.removeEventListener('scroll', onScroll);
-  }, []);
-  useEffect(() => {
-    const element = ref.current;
-    if (element && stuck.current) element.scrollTop = element.scrollHeight;
-  }, [dependency]);
-  const jump = () => {
-    const element = ref.current;
-    if (!element) return;
-    stuck.current = true;
-    element.scrollTop = element.scrollHeight;
-    setShowJump(false);
-  };
-  return { ref, showJump, jump };
 }
 
 export function ChatPage({
