@@ -1,6 +1,7 @@
 /** Starts the API server with the production dependencies. */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensureWebBuild } from '@mango/web/build';
 import { type AppDependencies, createApp, createAppServices } from './app';
 import { resolveAuthSecret } from './auth/auth-secret';
 import { createAuth } from './auth/create-auth';
@@ -9,6 +10,7 @@ import { openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { createLogger } from './logger';
 import { protectServerProcess } from './process-protection';
+import { withWebUi } from './routes/web-ui';
 import { startServer } from './server';
 import { createDatabaseRunningTurns } from './services/chat/running-turns';
 import { createDatabaseImageStore } from './services/images/database-image-store';
@@ -40,6 +42,23 @@ import { sweepOrphanedShellProcesses } from './services/tools/builtin/shell/shel
 
 /** How often a running server looks for shell processes of servers that are gone. */
 const ORPHAN_SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * The UI is built into apps/web/dist; when the checkout cannot be written (a read-only install),
+ * into the data directory instead.
+ */
+async function buildWebUi(dataDir: string, logger: ReturnType<typeof createLogger>) {
+  try {
+    return await ensureWebBuild();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') throw error;
+    logger.warn('the web UI cannot be built in the checkout; building it in the data directory', {
+      code,
+    });
+    return ensureWebBuild({ directory: join(dataDir, 'web-ui') });
+  }
+}
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadServerConfig>;
@@ -164,7 +183,20 @@ async function main(): Promise<void> {
   };
   const services = createAppServices(deps);
   const app = createApp(deps, services);
-  const server = startServer({ app, database, logger, host: config.host, port: config.port });
+  // The web UI is built here when its sources changed (a few ms when they did not); a failed
+  // build stops the start with the bundler's messages rather than serving a stale UI.
+  const web = await buildWebUi(config.dataDir, logger);
+  logger.info(web.built ? 'web UI built' : 'web UI up to date', {
+    directory: web.directory,
+    durationMs: Math.round(web.durationMs),
+  });
+  const server = startServer({
+    app: withWebUi(app, web.directory),
+    database,
+    logger,
+    host: config.host,
+    port: config.port,
+  });
   const shutdown = async (signal: string) => {
     logger.info('shutting down: finishing requests in flight, then closing the database', {
       signal,

@@ -1,5 +1,9 @@
-/** TypeBox contracts shared by the API and its clients: the single source of the HTTP types. */
+/**
+ * TypeBox contracts shared by the API and its clients (the single source of the HTTP types),
+ * and the chat view both the web UI and tests fold turns with.
+ */
 
+export * from './chat-view/fold-chat';
 export * from './contracts/admin';
 export * from './contracts/capabilities';
 export * from './contracts/chat-events';

@@ -3,8 +3,11 @@
  * route, the /api/auth routes included) and `GET /api/docs` (a reference page
  * that renders it). Routes describe themselves through their TypeBox schemas.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { toOpenAPISchema } from '@elysiajs/openapi';
 import { type AnyElysia, Elysia } from 'elysia';
+import { ApiError } from '../errors';
 import { API_VERSION } from '../version';
 
 export interface OpenApiRoutesOptions {
@@ -14,19 +17,51 @@ export interface OpenApiRoutesOptions {
   externalPaths: () => Promise<Record<string, unknown>>;
 }
 
+/**
+ * The reference page is Swagger UI, served from its npm package (`swagger-ui-dist`) under
+ * `/api/docs/…`, so it works without any network but this server's.
+ */
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>MangoStudio API</title>
+    <link rel="stylesheet" href="/api/docs/swagger-ui.css" />
   </head>
   <body>
-    <script id="api-reference" data-url="openapi"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+    <p style="font-family: sans-serif; margin: 0.75rem 1rem"><a href="/">← Back to MangoStudio</a></p>
+    <div id="swagger-ui" data-url="/api/openapi"></div>
+    <script src="/api/docs/swagger-ui-bundle.js"></script>
+    <script src="/api/docs/start.js"></script>
   </body>
 </html>
 `;
+
+const DOCS_START = `SwaggerUIBundle({
+  url: document.getElementById('swagger-ui').dataset.url,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  withCredentials: true,
+});
+`;
+
+const DOCS_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+
+/** The package's files, read once on first use. */
+const docsAssets = new Map<string, Uint8Array<ArrayBuffer>>();
+function docsAsset(name: string): Uint8Array<ArrayBuffer> {
+  let body = docsAssets.get(name);
+  if (!body) {
+    const directory = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir));
+    body = new Uint8Array(readFileSync(join(directory, name)));
+    docsAssets.set(name, body);
+  }
+  return body;
+}
 
 /**
  * Routes answering `text/event-stream` name that reply in their `detail` as
@@ -88,6 +123,23 @@ export function createOpenApiRoutes(options: OpenApiRoutesOptions) {
     .get(
       '/docs',
       () => new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      '/docs/start.js',
+      () =>
+        new Response(DOCS_START, { headers: { 'content-type': 'text/javascript; charset=utf-8' } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      '/docs/:asset',
+      ({ params }) => {
+        const type = DOCS_ASSETS[params.asset];
+        if (!type) throw new ApiError('not_found', `No docs asset named "${params.asset}".`);
+        return new Response(docsAsset(params.asset), {
+          headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
+        });
+      },
       { detail: { hide: true } },
     );
 }

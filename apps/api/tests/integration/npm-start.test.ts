@@ -48,6 +48,11 @@ test('SIGTERM to the npm start process stops the server gracefully and frees the
   );
   leftovers.push(...descendantsOf(server.process.pid));
   expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  // The web UI is served beside the API (built at start when stale), deep links included.
+  const page = await fetch(`${server.url}/chats/some-chat`);
+  expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(await page.text()).toContain('<div id="app">');
+  expect(server.lines.some((line) => /"msg":"web UI (built|up to date)"/.test(line))).toBe(true);
   const port = Number(new URL(server.url).port);
 
   await server.stop();

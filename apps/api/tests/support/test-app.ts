@@ -12,6 +12,7 @@ import {
 import { type AuthService, createAuth } from '../../src/auth/create-auth';
 import type { AppDatabase } from '../../src/db/database';
 import { type Logger, silentLogger } from '../../src/logger';
+import { withWebUi } from '../../src/routes/web-ui';
 import { type RunningServer, startServer } from '../../src/server';
 import {
   createDatabaseRunningTurns,
@@ -35,6 +36,7 @@ import {
   createToolCatalog,
   createToolRegistry,
   defaultToolRegistry,
+  type RegisteredTool,
   type ToolRegistry,
   type ToolSource,
 } from '../../src/services/tools';
@@ -78,6 +80,8 @@ export interface TestAppOptions {
    * are offered with generate_image on them, as the production server does.
    */
   imageModels?: ImageModelRegistry;
+  /** Tools offered after the built-ins (and generate_image), when no `toolRegistry` is given. */
+  extraTools?: RegisteredTool[];
   /** Keep image bytes in this directory instead of the database (`MANGO_IMAGE_STORE=directory`). */
   imageDirectory?: string;
   /** The model catalog (default: the providers' own lists, nothing configured). */
@@ -90,6 +94,8 @@ export interface TestAppOptions {
   /** Sign-in and sign-up attempts per address and minute (default: high enough never to trip). */
   authAttemptsPerMinute?: number;
   trustedProxies?: readonly string[];
+  /** Serve the built web UI from this directory beside the API (`ensureWebBuild()` first). */
+  webDirectory?: string;
   /** MCP rules and budgets (production's defaults without; tests usually allow private URLs). */
   mcp?: AppDependencies['mcp'];
   /** Origins besides the server's own that may change things with a session cookie. */
@@ -122,10 +128,12 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
     ...(options.imageDirectory ? { bytes: createDirectoryImageBytes(options.imageDirectory) } : {}),
   });
   let registry = options.toolRegistry ?? defaultToolRegistry;
-  if (options.imageModels && !options.toolRegistry) {
+  if ((options.imageModels || options.extraTools) && !options.toolRegistry) {
     registry = createToolRegistry();
     for (const tool of defaultToolRegistry.list()) registry.register(tool);
-    registry.register(createGenerateImageTool({ models: options.imageModels, images }));
+    if (options.imageModels)
+      registry.register(createGenerateImageTool({ models: options.imageModels, images }));
+    for (const tool of options.extraTools ?? []) registry.register(tool);
   }
   const deps: AppDependencies = {
     database,
@@ -155,7 +163,7 @@ export function startTestApp(database: AppDatabase, options: TestAppOptions = {}
   const services = createAppServices(deps);
   const app = createApp(deps, services);
   const server = startServer({
-    app,
+    app: options.webDirectory ? withWebUi(app, options.webDirectory) : app,
     // The test database belongs to the test; stopping the server leaves it open.
     database: { ...database, close: async () => {} },
     logger: silentLogger,

@@ -61,7 +61,7 @@ describeEachDatabase('OpenAPI document and docs page', (_kind, current) => {
     const response = await app.fetch('/api/docs', { user });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
-    expect(await response.text()).toContain('data-url="openapi"');
+    expect(await response.text()).toContain('data-url="/api/openapi"');
   });
 
   test('both need a signed-in user', async () => {

@@ -1,0 +1,180 @@
+/**
+ * The web UI in a headless Chromium from a local server (docs/web-ui.md#benchmark):
+ *
+ * - bundle: the JavaScript and CSS the chat route loads, raw and gzipped
+ *   (target: JavaScript ≤ 200 KB gzipped);
+ * - first load: from navigation to the chat page ready (`data-state="idle"`,
+ *   its messages drawn), each in a fresh browser context (no cache), against
+ *   the same navigation to a bare page of the same size from the same server
+ *   (target: ≤ 300 ms);
+ * - streaming: a turn of DELTAS text deltas from the fake provider; how long
+ *   after the stream's last frame reaches the page the last delta is on screen
+ *   (target ≤ 100 ms), and the long tasks meanwhile (target: none over 50 ms).
+ *
+ *   npm run bench:web                      (LOADS=10 DELTAS=10000)
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Chat } from '@mango/shared';
+import { ensureWebBuild } from '@mango/web/build';
+import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
+import { closeBrowser, launchBrowser } from '../apps/api/tests/support/browser';
+import { startFakeProviderServer } from '../apps/api/tests/support/fake-provider';
+import { startTestApp } from '../apps/api/tests/support/test-app';
+import { createTestDatabase } from '../apps/api/tests/support/test-databases';
+
+const LOADS = Number(process.env.LOADS ?? 10);
+const DELTAS = Number(process.env.DELTAS ?? 10_000);
+const MARKER = 'END-OF-THE-STREAM';
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+// Bundle.
+const web = await ensureWebBuild();
+const page = readFileSync(join(web.directory, 'index.html'), 'utf8');
+const assets = [...page.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1] as string);
+let js = 0;
+let jsGzip = 0;
+let css = 0;
+for (const asset of assets) {
+  const bytes = readFileSync(join(web.directory, asset));
+  if (asset.endsWith('.js')) {
+    js += bytes.length;
+    jsGzip += gzipSync(bytes).length;
+  } else css += bytes.length;
+}
+console.log(`bundle: JavaScript ${kb(js)} (${kb(jsGzip)} gzipped), CSS ${kb(css)}`);
+
+// A server with the UI and the fake provider.
+const fake = await startFakeProviderServer();
+fake.serveModels('openai', { models: [{ id: 'gpt-5' }] });
+const testDatabase = await createTestDatabase('sqlite');
+const app = startTestApp(testDatabase.database, {
+  providers: createProviderRegistry({
+    openai: { baseURL: fake.baseUrl('openai'), apiKey: 'k', maxRetries: 0 },
+  }),
+  webDirectory: web.directory,
+});
+const user = await app.signUp();
+const chat = (await (
+  await app.fetch('/api/chats', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openai:gpt-5', title: 'Bench' }),
+    user,
+  })
+).json()) as Chat;
+const cookies = user.cookie.split('; ').map((pair) => {
+  const [name, ...rest] = pair.split('=');
+  return { name: name as string, value: rest.join('='), url: app.url };
+});
+const browser = await launchBrowser();
+
+// First loads, each in a fresh context, interleaved with the baseline.
+const loads: number[] = [];
+const baselines: number[] = [];
+for (let round = 0; round < LOADS; round++) {
+  const context = await browser.newContext();
+  await context.addCookies(cookies);
+  const tab = await context.newPage();
+  // The baseline: a navigation to a small JSON route of the same server, same context.
+  let started = Date.now();
+  await tab.goto(`${app.url}/api/health`);
+  baselines.push(Date.now() - started);
+  started = Date.now();
+  await tab.goto(`${app.url}/chats/${chat.id}`);
+  await tab.locator('[data-testid="chat"][data-state="idle"]').waitFor();
+  loads.push(Date.now() - started);
+  await context.close();
+}
+console.log(
+  `first load of /chats/:id to ready: median ${percentile(loads, 50).toFixed(0)} ms, p90 ${percentile(loads, 90).toFixed(0)} ms (target ≤ 300); baseline, a navigation to GET /api/health: median ${percentile(baselines, 50).toFixed(0)} ms`,
+);
+
+// Streaming DELTAS text deltas.
+const text = `${Array.from({ length: DELTAS - 1 }, (_, index) =>
+  index % 40 === 39 ? '\n\n' : `w${index % 10} `,
+).join('')}${MARKER}`;
+fake.respondWith('openai', () => ({
+  content: [{ type: 'text', text }],
+  fragmentSize: 3,
+}));
+const context = await browser.newContext();
+await context.addCookies(cookies);
+// Instrumentation (bench only): when the stream's bytes holding the marker reach the page, when
+// the marker is on screen, and the long tasks meanwhile.
+await context.addInitScript((marker: string) => {
+  const probe = { arrivedAt: 0, shownAt: 0, longTasks: [] as number[], frames: 0 };
+  (window as unknown as { probe: typeof probe }).probe = probe;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) probe.longTasks.push(entry.duration);
+  }).observe({ type: 'longtask', buffered: true });
+  const original = window.fetch.bind(window);
+  const probed = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const response = await original(input, init);
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body)
+      return response;
+    const [mine, theirs] = response.body.tee();
+    void (async () => {
+      const reader = mine.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        probe.frames++;
+        // The provider's end of the model call follows its last delta in the same flush.
+        if (!probe.arrivedAt && value.includes('"type":"turn_completed"'))
+          probe.arrivedAt = performance.now();
+      }
+    })();
+    return new Response(theirs, response);
+  };
+  window.fetch = Object.assign(probed, { preconnect: () => {} }) as typeof fetch;
+  const watch = () => {
+    const last = [...document.querySelectorAll('.markdown')].at(-1);
+    if (last?.textContent?.includes(marker)) {
+      probe.shownAt = performance.now();
+      return;
+    }
+    requestAnimationFrame(watch);
+  };
+  requestAnimationFrame(watch);
+}, MARKER);
+const tab = await context.newPage();
+await tab.goto(`${app.url}/chats/${chat.id}`);
+await tab.locator('[data-testid="chat"][data-state="idle"]').waitFor();
+await tab.evaluate(() => {
+  (window as unknown as { probe: { longTasks: number[] } }).probe.longTasks.length = 0;
+});
+const startedAt = Date.now();
+await tab.getByTestId('composer').fill('Stream a long answer.');
+await tab.getByTestId('composer').press('Enter');
+await tab.waitForFunction(
+  () => (window as unknown as { probe: { shownAt: number } }).probe.shownAt > 0,
+  undefined,
+  { timeout: 120_000 },
+);
+const probe = await tab.evaluate(
+  () =>
+    (
+      window as unknown as {
+        probe: { arrivedAt: number; shownAt: number; longTasks: number[]; frames: number };
+      }
+    ).probe,
+);
+const streamMs = Date.now() - startedAt;
+const longest = Math.max(0, ...probe.longTasks);
+console.log(
+  `streaming ${DELTAS} deltas (${kb(text.length)} of text, ${probe.frames} network reads, ${streamMs} ms in all): last delta on screen ${(probe.shownAt - probe.arrivedAt).toFixed(0)} ms after it arrived (target ≤ 100); long tasks: ${probe.longTasks.length}, longest ${longest.toFixed(0)} ms (target ≤ 50)`,
+);
+
+await context.close();
+await closeBrowser();
+await app.stop();
+await fake.close();
+await testDatabase.dispose();
+process.exit(0);
