@@ -380,6 +380,16 @@ describeEachDatabase('chat routes', (_kind, current) => {
     expect(stored.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(stored[1]?.parts[0]).toMatchObject({ type: 'text' });
     expect(await waitUntil(() => fake.openConnections() === 0)).toBe(true);
+    // The stopped turn lets go of the chat once it is stored; only then may the next start.
+    expect(
+      await waitUntil(async () => {
+        const answer = await app.fetch(`/api/chats/${chat.id}/turns/cancel`, {
+          method: 'POST',
+          user: alice,
+        });
+        return ((await answer.json()) as { cancelled: boolean }).cancelled === false;
+      }),
+    ).toBe(true);
 
     // 3. The cancel route, with the client still reading.
     fake.enqueue('openai', hanging());
@@ -387,6 +397,7 @@ describeEachDatabase('chat routes', (_kind, current) => {
       ...json({ content: 'again' }),
       user: alice,
     });
+    expect(second.status).toBe(200);
     const events: TurnStreamEvent[] = [];
     for await (const frame of readSseFrames(second)) {
       const event = JSON.parse(frame.data) as TurnStreamEvent;
