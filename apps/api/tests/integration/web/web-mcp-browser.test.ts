@@ -7,7 +7,7 @@
  * the page.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureWebBuild } from '@mango/web/build';
@@ -19,6 +19,8 @@ import { startTestApp, type TestApp, type TestUser } from '../../support/test-ap
 import { createTestDatabase, type TestDatabase } from '../../support/test-databases';
 
 const temp = mkdtempSync(join(tmpdir(), 'mango-web-mcp-'));
+/** Screenshots for a person to look at (not compared): MANGO_UI_SCREENSHOT_DIR, else the temp directory. */
+const screenshots = process.env.MANGO_UI_SCREENSHOT_DIR ?? join(temp, 'screenshots');
 let testDatabase: TestDatabase;
 let app: TestApp;
 let browser: Browser;
@@ -28,6 +30,7 @@ const contexts: BrowserContext[] = [];
 const watched: PageProblems[] = [];
 
 beforeAll(async () => {
+  mkdirSync(screenshots, { recursive: true });
   const [web, database, launched] = await Promise.all([
     ensureWebBuild({ directory: join(temp, 'web') }),
     createTestDatabase('sqlite'),
@@ -115,6 +118,8 @@ test('an admin adds, tests, switches off and deletes servers; secrets stay out o
   await broken.getByTestId('mcp-last-error').waitFor();
   await broken.getByText('stderr').click();
   expect(await broken.getByTestId('mcp-last-error').textContent()).toContain('missing API key');
+
+  await page.screenshot({ path: join(screenshots, 'settings-mcp.png'), fullPage: true });
 
   // Switch it off: the test button is disabled and the status says so.
   await broken.getByLabel('Broken local enabled').click();
