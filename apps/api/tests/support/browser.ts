@@ -1,17 +1,41 @@
 /**
  * A real headless Chromium for the web UI's tests (test support). The browser
  * comes from the npm registry: `@sparticuz/chromium` ships a compressed
- * Chromium build with its own libraries, unpacked on first use into the
- * system's temporary directory (`<tmp>/chromium`, kept as a cache between
- * runs), and `playwright-core` drives it. Nothing is downloaded at run time
- * and no system browser is needed.
+ * Chromium build with its own libraries, and `playwright-core` drives it.
+ * The package unpacks it into `<TMPDIR>/chromium`; here TMPDIR points at a
+ * temp directory of this test process while it does, so nothing is left
+ * behind (the directory goes when the process ends). Nothing is downloaded
+ * at run time and no system browser is needed.
  *
  * `watchPage` records what a person would notice went wrong on a page:
  * uncaught errors, console errors, requests that failed on the network, and
  * answers of 500 or above.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sparticuz from '@sparticuz/chromium';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { runWhenProcessEnds } from './process-watchdog';
+
+let unpacked: Promise<string> | undefined;
+
+/** The Chromium binary, unpacked once per test process into a temp directory of its own. */
+function chromiumExecutable(): Promise<string> {
+  unpacked ??= (async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'mango-chromium-'));
+    runWhenProcessEnds([['rm', '-rf', directory]]);
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = directory;
+    try {
+      return await sparticuz.executablePath();
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+  })();
+  return unpacked;
+}
 
 let launched: Promise<Browser> | undefined;
 
@@ -19,7 +43,7 @@ let launched: Promise<Browser> | undefined;
 export function launchBrowser(): Promise<Browser> {
   launched ??= (async () =>
     chromium.launch({
-      executablePath: await sparticuz.executablePath(),
+      executablePath: await chromiumExecutable(),
       // The package's own flags (no sandbox: tests run as root; software GL), less
       // --single-process, which cannot hold several pages (two tabs) at once.
       args: [
