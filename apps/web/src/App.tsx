@@ -14,10 +14,13 @@ function ChatList({
   chats,
   activeId,
   onCreate,
+  onMore,
 }: {
   chats: Chat[];
   activeId?: string;
   onCreate: () => void;
+  /** Loads the next page of chats; absent when every chat is shown. */
+  onMore?: () => void;
 }) {
   const [filter, setFilter] = useState('');
   const shown = chats.filter((chat) => chat.title.toLowerCase().includes(filter.toLowerCase()));
@@ -48,6 +51,11 @@ function ChatList({
         ))}
         {chats.length === 0 && <li class="muted small">No chats yet.</li>}
       </ul>
+      {onMore && (
+        <button type="button" class="link" onClick={onMore} data-testid="more-chats">
+          Older chats…
+        </button>
+      )}
     </nav>
   );
 }
@@ -55,13 +63,31 @@ function ChatList({
 function Shell({ user, onSignedOut }: { user: SessionUser; onSignedOut: () => void }) {
   const path = usePath();
   const [chats, setChats] = useState<Chat[]>([]);
+  // The list comes a page at a time (GET /api/chats?cursor=…); the next page's cursor, if any.
+  const [nextCursor, setNextCursor] = useState<string>();
   const [problem, setProblem] = useState<string>();
   const [menuOpen, setMenuOpen] = useState(false);
   const loadChats = useCallback(() => {
     api<ChatListResponse>('/api/chats')
-      .then((answer) => setChats(answer.chats))
+      .then((answer) => {
+        setChats(answer.chats);
+        setNextCursor(answer.nextCursor);
+      })
       .catch((error) => setProblem(messageOf(error)));
   }, []);
+  const loadMore = () => {
+    if (!nextCursor) return;
+    api<ChatListResponse>(`/api/chats?cursor=${encodeURIComponent(nextCursor)}`)
+      .then((answer) => {
+        // A chat that moved up since the first page is not shown twice.
+        setChats((shown) => [
+          ...shown,
+          ...answer.chats.filter((chat) => !shown.some((old) => old.id === chat.id)),
+        ]);
+        setNextCursor(answer.nextCursor);
+      })
+      .catch((error) => setProblem(messageOf(error)));
+  };
   useEffect(loadChats, []);
   useEffect(() => setMenuOpen(false), [path]);
   const chatId = path.match(/^\/chats\/([^/]+)$/)?.[1];
@@ -147,6 +173,7 @@ function Shell({ user, onSignedOut }: { user: SessionUser; onSignedOut: () => vo
       <div class="body">
         <ChatList
           chats={chats}
+          {...(nextCursor ? { onMore: loadMore } : {})}
           {...(chatId ? { activeId: chatId } : {})}
           onCreate={() => void create()}
         />

@@ -8,6 +8,7 @@ import {
   Chat,
   ChatCapabilities,
   ChatCapabilitiesQuery,
+  ChatListQuery,
   ChatListResponse,
   ChatMessagesResponse,
   CreateChatBody,
@@ -83,16 +84,15 @@ export function createChatRoutes(deps: ChatRoutesDependencies) {
         detail: { summary: 'Create a chat' },
       },
     )
-    .get(
-      '/chats',
-      async ({ user }): Promise<ChatListResponse> => ({
-        chats: await chats.list(user.id),
-      }),
-      {
-        response: { 200: ChatListResponse, ...errorResponses(401) },
-        detail: { summary: "The caller's chats, most recently active first" },
+    .get('/chats', ({ user, query }): Promise<ChatListResponse> => chats.list(user.id, query), {
+      query: ChatListQuery,
+      response: { 200: ChatListResponse, ...errorResponses(400, 401, 422) },
+      detail: {
+        summary: "The caller's chats, most recently active first, a page at a time",
+        description:
+          'At most `limit` chats (default 50, up to 200); `nextCursor`, when present, gives the next page as `?cursor=`.',
       },
-    )
+    })
     .get('/chats/:id', ({ params, user }) => chats.get(user.id, params.id), {
       params: ChatParams,
       response: { 200: Chat, ...errorResponses(401, 404) },

@@ -60,9 +60,36 @@ export const Chat = Type.Object(
 export type Chat = Static<typeof Chat>;
 
 export const ChatListResponse = Type.Object(
-  { chats: Type.Array(Chat) },
+  {
+    chats: Type.Array(Chat),
+    /** Present when there are more chats: pass it as `cursor` for the next page. */
+    nextCursor: Type.Optional(Type.String()),
+  },
   { $id: 'ChatListResponse' },
 );
+
+export const DEFAULT_CHAT_PAGE_SIZE = 50;
+export const MAX_CHAT_PAGE_SIZE = 200;
+
+export const ChatListQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,4}$',
+        description: `Chats per page, 1 to ${MAX_CHAT_PAGE_SIZE} (default ${DEFAULT_CHAT_PAGE_SIZE}).`,
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: "The previous page's nextCursor: the chats after it.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChatListQuery = Static<typeof ChatListQuery>;
 export type ChatListResponse = Static<typeof ChatListResponse>;
 
 export const ChatMessage = Type.Object(

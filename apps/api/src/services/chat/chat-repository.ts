@@ -63,8 +63,14 @@ export interface MessageChanges {
 
 export interface ChatRepository {
   create(userId: string, chat: NewChat): Promise<ChatRecord>;
-  /** The user's chats, most recently active first. */
-  list(userId: string): Promise<ChatRecord[]>;
+  /**
+   * The user's chats, most recently active first: at most `limit`, after the
+   * chat `after` names (its `updatedAt` and `id`, the order's two keys).
+   */
+  list(
+    userId: string,
+    page?: { limit: number; after?: { updatedAt: string; id: string } },
+  ): Promise<ChatRecord[]>;
   get(userId: string, chatId: string): Promise<ChatRecord | undefined>;
   update(userId: string, chatId: string, changes: ChatChanges): Promise<ChatRecord | undefined>;
   delete(userId: string, chatId: string): Promise<boolean>;
@@ -234,14 +240,25 @@ export function createChatRepository(
       };
     },
 
-    async list(userId) {
-      const rows = await db
+    async list(userId, page) {
+      let query = db
         .selectFrom('chats')
         .select(chatColumns)
         .where('user_id', '=', userId)
         .orderBy('updated_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
+        .orderBy('id', 'desc');
+      const after = page?.after;
+      if (after) {
+        const at = writeTimestamp(Date.parse(after.updatedAt));
+        query = query.where((where) =>
+          where.or([
+            where('updated_at', '<', at),
+            where.and([where('updated_at', '=', at), where('id', '<', after.id)]),
+          ]),
+        );
+      }
+      if (page) query = query.limit(page.limit);
+      const rows = await query.execute();
       return rows.map((row) => toChat(row as ChatRow));
     },
 

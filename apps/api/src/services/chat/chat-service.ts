@@ -4,7 +4,16 @@
  * answers exactly like a chat that does not exist (404).
  */
 
-import type { Chat, ChatMessage, CreateChatBody, UpdateChatBody } from '@mango/shared';
+import {
+  type Chat,
+  type ChatListQuery,
+  type ChatListResponse,
+  type ChatMessage,
+  type CreateChatBody,
+  DEFAULT_CHAT_PAGE_SIZE,
+  MAX_CHAT_PAGE_SIZE,
+  type UpdateChatBody,
+} from '@mango/shared';
 import { ApiError } from '../../errors';
 import type { ImageStore } from '../images/image-store';
 import type { ModelCatalog } from '../providers/model-catalog';
@@ -19,9 +28,36 @@ import {
 
 export const DEFAULT_CHAT_TITLE = 'New chat';
 
+/** A page's end as an opaque cursor: the last chat's `updatedAt` and `id`. */
+function chatCursor(chat: { updatedAt: string; id: string }): string {
+  return Buffer.from(JSON.stringify([chat.updatedAt, chat.id])).toString('base64url');
+}
+
+function readChatCursor(cursor: string): { updatedAt: string; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      !Number.isNaN(Date.parse(value[0])) &&
+      typeof value[1] === 'string'
+    )
+      return { updatedAt: value[0], id: value[1] };
+  } catch {
+    // Refused below.
+  }
+  throw new ApiError(
+    'validation_failed',
+    'The cursor is not one this server gave out: pass the nextCursor of the previous page of GET /api/chats, or leave it out for the first page.',
+    { details: { field: 'cursor' } },
+  );
+}
+
 export interface ChatService {
   create(userId: string, body: CreateChatBody): Promise<Chat>;
-  list(userId: string): Promise<Chat[]>;
+  /** One page of the user's chats, most recently active first (docs/http-api.md#chats). */
+  list(userId: string, query?: ChatListQuery): Promise<ChatListResponse>;
   get(userId: string, chatId: string): Promise<Chat>;
   update(userId: string, chatId: string, body: UpdateChatBody): Promise<Chat>;
   delete(userId: string, chatId: string): Promise<void>;
@@ -110,7 +146,24 @@ export function createChatService(deps: {
       });
       return toChatResponse(chat);
     },
-    list: async (userId) => (await chats.list(userId)).map(toChatResponse),
+    async list(userId, query = {}) {
+      const limit = query.limit === undefined ? DEFAULT_CHAT_PAGE_SIZE : Number(query.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CHAT_PAGE_SIZE)
+        throw new ApiError(
+          'validation_failed',
+          `limit must be a whole number from 1 to ${MAX_CHAT_PAGE_SIZE}; got "${query.limit}".`,
+          { details: { field: 'limit' } },
+        );
+      const after = query.cursor === undefined ? undefined : readChatCursor(query.cursor);
+      // One more than asked says whether there is a next page.
+      const page = await chats.list(userId, { limit: limit + 1, ...(after ? { after } : {}) });
+      const shown = page.slice(0, limit);
+      const last = shown.at(-1);
+      return {
+        chats: shown.map(toChatResponse),
+        ...(page.length > limit && last ? { nextCursor: chatCursor(last) } : {}),
+      };
+    },
     get: async (userId, chatId) => toChatResponse(await owned(userId, chatId)),
     async update(userId, chatId, body) {
       const current = await owned(userId, chatId);

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import type { Chat, ChatMessage, TurnStreamEvent } from '@mango/shared';
+import type { Chat, ChatListResponse, ChatMessage, TurnStreamEvent } from '@mango/shared';
 import '../../../src/services/tools';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { callTool, say, useFakeProviderServer } from '../../support/fake-provider';
@@ -271,6 +271,43 @@ describeEachDatabase('chat routes', (_kind, current) => {
       (await app.fetch(`/api/chats/${chat.id}`, { method: 'DELETE', user: alice })).status,
     ).toBe(204);
     expect((await app.fetch(`/api/chats/${chat.id}`, { user: alice })).status).toBe(404);
+  });
+
+  test('the chat list comes a page at a time, newest first, every chat once', async () => {
+    const owner = await app.signUp();
+    const made: Chat[] = [];
+    for (let index = 0; index < 5; index++)
+      made.push(await createChat(owner, { title: `Paged ${index}` }));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const response = await app.fetch(
+        `/api/chats?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { user: owner },
+      );
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as ChatListResponse;
+      expect(page.chats.length).toBeLessThanOrEqual(2);
+      seen.push(...page.chats.map((chat) => chat.title));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(made.map((chat) => chat.title).reverse());
+    // Without a limit: the default page holds them all; no cursor is left.
+    const all = (await (await app.fetch('/api/chats', { user: owner })).json()) as ChatListResponse;
+    expect(all.chats).toHaveLength(5);
+    expect(all.nextCursor).toBeUndefined();
+    // A cursor the server did not give out, or a limit out of range, is refused.
+    const forged = await app.fetch('/api/chats?cursor=not-a-cursor', { user: owner });
+    expect(forged.status).toBe(422);
+    expect(
+      ((await forged.json()) as { error: { details: { field: string } } }).error.details.field,
+    ).toBe('cursor');
+    expect((await app.fetch('/api/chats?limit=0', { user: owner })).status).toBe(422);
+    expect((await app.fetch('/api/chats?limit=500', { user: owner })).status).toBe(422);
+    expect((await app.fetch('/api/chats?limit=ten', { user: owner })).status).toBe(400);
   });
 
   test('bad requests are refused before anything streams', async () => {

@@ -277,4 +277,24 @@ describe('the web UI in a browser: chats and turns', () => {
     await idle(page);
     expect(h.problems()).toEqual([]);
   }, 30_000);
+
+  test('the chat list shows a page at a time; "Older chats…" brings the rest', async () => {
+    await h.signedInContext();
+    const context = h.context;
+    if (!context) throw new Error('no context');
+    for (let index = 0; index < 53; index++) {
+      const created = await context.request.post(`${h.app.url}/api/chats`, {
+        data: { title: `Chat number ${index}` },
+      });
+      expect(created.status()).toBe(201);
+    }
+    const page = await h.openPage('/');
+    await page.getByText('Chat number 52').waitFor();
+    expect(await page.getByTestId('chat-link').count()).toBe(50);
+    await page.getByTestId('more-chats').click();
+    await page.getByText('Chat number 0', { exact: true }).waitFor();
+    expect(await page.getByTestId('chat-link').count()).toBe(53);
+    expect(await page.getByTestId('more-chats').count()).toBe(0);
+    expect(h.problems()).toEqual([]);
+  }, 30_000);
 });
