@@ -56,6 +56,13 @@ describe('the web UI in a browser: chats and turns', () => {
     expect(await page.locator('.markdown strong').innerText()).toBe('hello');
     expect(await page.locator('.code-block .hljs-keyword').first().innerText()).toBe('const');
     await page.locator('.code-block button.copy').waitFor();
+    // The copy button puts the code, as written, on the clipboard.
+    await h.context?.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.app.url });
+    await page.locator('.code-block button.copy').first().click();
+    await page.locator('.code-block button.copy', { hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      'const greeting = "hello";',
+    );
     // The inspector's payload is what the turn sent the provider.
     const sent = h.fake.requests('openai')[0]?.body as { tools: unknown[] };
     expect(sent.tools).toEqual(wire.tools);
