@@ -294,11 +294,15 @@ describeEachDatabase('chat routes', (_kind, current) => {
       pages++;
     } while (cursor && pages < 10);
     expect(pages).toBe(3);
-    expect(seen).toEqual(made.map((chat) => chat.title).reverse());
-    // Without a limit: the default page holds them all; no cursor is left.
+    // Without a limit: the default page holds them all; no cursor is left. The pages, put
+    // together, are that list: in its order (newest first; chats made in the same millisecond
+    // by id), each chat once.
     const all = (await (await app.fetch('/api/chats', { user: owner })).json()) as ChatListResponse;
-    expect(all.chats).toHaveLength(5);
     expect(all.nextCursor).toBeUndefined();
+    expect(seen).toEqual(all.chats.map((chat) => chat.title));
+    expect([...seen].sort()).toEqual(made.map((chat) => chat.title).sort());
+    const times = all.chats.map((chat) => Date.parse(chat.updatedAt));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
     // A cursor the server did not give out, or a limit out of range, is refused.
     const forged = await app.fetch('/api/chats?cursor=not-a-cursor', { user: owner });
     expect(forged.status).toBe(422);
