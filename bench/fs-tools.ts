@@ -139,6 +139,18 @@ try {
   const sh = (script: string) => ['sh', '-c', script];
   const cases: Case[] = tree ? syntheticCases(tree) : realTreeCases();
 
+  /** Every `*.ts` file, with a result cap above the tree's count. */
+  function globAll(maxResults: number): Case {
+    return {
+      label: 'glob **/*.ts (all of them)',
+      target: '≤ 1×',
+      ours: () =>
+        call('glob', { pattern: '**/*.ts' }, { parameters: { maxResults, includeDotfiles: true } }),
+      baseline: [fd, '-u', '-g', '*.ts'],
+      sameCount: true,
+    };
+  }
+
   function realTreeCases(): Case[] {
     // rg reads files of any size; grep's full scan stops at 10 MiB, so rg is told the same.
     const rgScan = [rg, '-uu', '--max-filesize', '10M'];
@@ -174,18 +186,7 @@ try {
         baseline: sh(`${rg} -uu -m 20 TODO | head -100`),
         sameCount: true,
       },
-      {
-        label: 'glob **/*.ts (all of them)',
-        target: '≤ 1×',
-        ours: () =>
-          call(
-            'glob',
-            { pattern: '**/*.ts' },
-            { parameters: { maxResults: 100_000, includeDotfiles: true } },
-          ),
-        baseline: [fd, '-u', '-g', '*.ts'],
-        sameCount: true,
-      },
+      globAll(100_000),
     ];
   }
 
@@ -226,18 +227,7 @@ try {
         baseline: sh(`${rg} -uu -m 20 ${literal} | head -100`),
         sameCount: true,
       },
-      {
-        label: 'glob **/*.ts (all of them)',
-        target: '≤ 1×',
-        ours: () =>
-          call(
-            'glob',
-            { pattern: '**/*.ts' },
-            { parameters: { maxResults: 5000, includeDotfiles: true } },
-          ),
-        baseline: [fd, '-u', '-g', '*.ts'],
-        sameCount: true,
-      },
+      globAll(5000),
       {
         label: 'glob **/*.ts, stops at maxResults 200',
         target: '≤ 10 ms',

@@ -3,30 +3,22 @@ import { expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { docSection } from '../support/markdown-docs';
+import { docShellBlock, runDocShellBlock } from '../support/doc-shell';
 import { startServerProcess } from '../support/server-process';
 
 const DOC = 'docs/mcp.md';
 const HEADING = '### Walkthrough with curl';
 
 test('the Settings → MCP walkthrough works against `npm start` with zero configuration', async () => {
-  const block = docSection(DOC, HEADING).match(/```sh\n([\s\S]*?)```/)?.[1];
-  if (!block) throw new Error(`No sh block under "${HEADING}" in ${DOC}.`);
+  const block = docShellBlock(DOC, HEADING);
   const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-mcp-doc-'));
   try {
     const server = await startServerProcess({}, { cwd: workingDirectory });
     try {
-      const run = Bun.spawn(['bash', '-euo', 'pipefail', '-c', block], {
+      const { code, stdout, stderr } = await runDocShellBlock(block, {
         cwd: workingDirectory,
-        env: { PATH: process.env.PATH ?? '', MANGO: server.url },
-        stdout: 'pipe',
-        stderr: 'pipe',
+        serverUrl: server.url,
       });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(run.stdout).text(),
-        new Response(run.stderr).text(),
-        run.exited,
-      ]);
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       // Imported, listed idle (nothing started) with the secret masked, never shown again.
       expect(stdout).toContain('"created":true');

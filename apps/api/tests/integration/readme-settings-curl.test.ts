@@ -3,17 +3,11 @@ import { expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { docSection } from '../support/markdown-docs';
+import { docShellBlock, runDocShellBlock } from '../support/doc-shell';
 import { startServerProcess } from '../support/server-process';
 
 const DOC = 'docs/http-api.md';
 const HEADING = '## Walkthrough with curl';
-
-function readmeCurlBlock(): string {
-  const block = docSection(DOC, HEADING).match(/```sh\n([\s\S]*?)```/);
-  if (!block?.[1]) throw new Error(`No sh block under "${HEADING}" in ${DOC}.`);
-  return block[1];
-}
 
 test("the README's curl walk-through works against `npm start` with zero configuration", async () => {
   const workingDirectory = mkdtempSync(join(tmpdir(), 'mango-readme-'));
@@ -21,17 +15,10 @@ test("the README's curl walk-through works against `npm start` with zero configu
     // What `npm start` runs, in a fresh directory, with nothing configured.
     const server = await startServerProcess({}, { cwd: workingDirectory });
     try {
-      const run = Bun.spawn(['bash', '-euo', 'pipefail', '-c', readmeCurlBlock()], {
+      const { code, stdout, stderr } = await runDocShellBlock(docShellBlock(DOC, HEADING), {
         cwd: workingDirectory,
-        env: { PATH: process.env.PATH ?? '', MANGO: server.url },
-        stdout: 'pipe',
-        stderr: 'pipe',
+        serverUrl: server.url,
       });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(run.stdout).text(),
-        new Response(run.stderr).text(),
-        run.exited,
-      ]);
       expect({ code, stderr, stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
       // Step 3 and the API-key call both listed the tools.
       expect(stdout.match(/"name":"get_current_datetime"/g)?.length).toBeGreaterThanOrEqual(2);

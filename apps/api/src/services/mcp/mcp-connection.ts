@@ -25,7 +25,6 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
-  McpError,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {
@@ -34,6 +33,7 @@ import type {
 } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import { API_VERSION } from '../../version';
+import { describeFailure, isClosedConnection, isExpiredSession, maskSecrets } from './mcp-failure';
 import type { McpFetch } from './mcp-fetch';
 import {
   configurationVersion,
@@ -432,55 +432,4 @@ export class McpConnection {
       await transport.terminateSession().catch(() => {});
     await session.client.close().catch(() => {});
   }
-}
-
-function isExpiredSession(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
-}
-
-function isClosedConnection(error: unknown): boolean {
-  return (
-    (error instanceof McpError && error.code === -32000) ||
-    (error instanceof Error && error.message === 'Not connected')
-  );
-}
-
-/** Masks the values of the server's env and headers wherever they appear in text it wrote. */
-function maskSecrets(text: string, record: McpServerRecord): string {
-  let masked = text;
-  for (const value of [...Object.values(record.env), ...Object.values(record.headers)]) {
-    if (value.length >= 4) masked = masked.split(value).join('••••');
-  }
-  return masked;
-}
-
-/** A failure as Settings → MCP shows it: a code, what happened, the stderr tail. */
-export function describeFailure(
-  error: unknown,
-  record: McpServerRecord,
-  stderrTail: string,
-  at: number,
-): McpServerError {
-  const raw = error instanceof Error ? error.message : String(error);
-  let code = 'connection_failed';
-  let message = raw;
-  if (error instanceof McpError && error.code === -32001) {
-    code = 'timeout';
-    message = `The server did not answer in time (${raw}).`;
-  } else if (isExpiredSession(error)) {
-    message = `The server no longer knows this session (HTTP 404, ${raw}); the next use starts a new one.`;
-  } else if (error instanceof StreamableHTTPError) {
-    message = `The server answered HTTP ${error.code ?? '?'}: ${raw}`;
-  } else if (/ENOENT|not found in \$PATH|Executable not found/i.test(raw)) {
-    message = `The command "${record.command}" was not found (${raw}). Check the command and PATH.`;
-  } else if (error instanceof Error && error.name === 'GuardedFetchError') {
-    code = 'permission_denied';
-  }
-  const tail = maskSecrets(stderrTail, record).trim();
-  return {
-    code,
-    message: maskSecrets(message, record),
-    ...(tail ? { stderrTail: tail } : {}),
-    at: new Date(at).toISOString(),
-  };
 }
