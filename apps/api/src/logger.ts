@@ -32,12 +32,24 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = options.now ?? Date.now;
+  // A line is logged for every request, so the time's text is made once per millisecond.
+  let lastMs = Number.NaN;
+  let lastTime = '';
+  const timeOf = (ms: number) => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = new Date(ms).toISOString();
+    }
+    return lastTime;
+  };
   const log =
     (level: Exclude<LogLevel, 'silent'>) =>
     (msg: string, fields: LogFields = {}) => {
       if (RANK[level] < threshold) return;
-      const entry: LogFields = { time: new Date(now()).toISOString(), level, msg };
-      for (const [key, value] of Object.entries(fields)) entry[key] = serialiseError(value);
+      const entry: LogFields = { time: timeOf(now()), level, msg };
+      for (const key in fields) {
+        if (Object.hasOwn(fields, key)) entry[key] = serialiseError(fields[key]);
+      }
       write(JSON.stringify(entry));
     };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };

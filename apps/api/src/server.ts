@@ -5,7 +5,7 @@
  */
 import type { AppDatabase } from './db/database';
 import type { Logger } from './logger';
-import { getRequestContext } from './request-context';
+import { getRequestContext, setPeerAddressLookup } from './request-context';
 
 export interface RequestHandlerApp {
   handle(request: Request): Promise<Response>;
@@ -33,8 +33,16 @@ export interface StartServerOptions {
  */
 export const SERVER_IDLE_TIMEOUT_SECONDS = 60;
 
-function isEventStream(response: Response): boolean {
-  return response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+const eventStreams = new WeakSet<Response>();
+
+/**
+ * Marks a response as an event stream, which the server then exempts from the
+ * idle timeout. Every route answering `text/event-stream` must mark its
+ * response (reading each response's headers instead costs every request).
+ */
+export function markEventStream(response: Response): Response {
+  eventStreams.add(response);
+  return response;
 }
 
 export interface RunningServer {
@@ -55,10 +63,9 @@ export function startServer(options: StartServerOptions): RunningServer {
     async fetch(request, bunServer) {
       const startedAt = performance.now();
       const context = getRequestContext(request);
-      const peer = bunServer.requestIP(request);
-      if (peer) context.peerAddress = peer.address;
+      setPeerAddressLookup(request, () => bunServer.requestIP(request)?.address);
       const response = await app.handle(request);
-      if (isEventStream(response)) bunServer.timeout(request, 0);
+      if (eventStreams.has(response)) bunServer.timeout(request, 0);
       // Set here rather than through the framework's per-request headers,
       // which would make it rebuild (and re-stream) every response body.
       if (!response.headers.has('x-request-id')) {
@@ -68,11 +75,10 @@ export function startServer(options: StartServerOptions): RunningServer {
           // A response with immutable headers goes out without the id.
         }
       }
-      const url = new URL(request.url);
       logger.info('request', {
         requestId: context.requestId,
         method: request.method,
-        path: url.pathname,
+        path: context.path,
         status: response.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
         ...(context.user ? { userId: context.user.id } : {}),

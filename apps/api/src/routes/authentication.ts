@@ -22,10 +22,11 @@ export function isPublicPath(path: string): boolean {
 
 /** The root app's hook: authenticates every non-public request or answers 401. */
 export async function authenticateRequest(auth: AuthService, request: Request): Promise<void> {
-  if (isPublicPath(new URL(request.url).pathname)) return;
+  const context = getRequestContext(request);
+  if (isPublicPath(context.path)) return;
   const user = await auth.authenticate(request.headers);
   if (!user) throw unauthorized();
-  getRequestContext(request).user = user;
+  context.user = user;
 }
 
 /** The signed-in user of a request that passed `authenticateRequest`. */

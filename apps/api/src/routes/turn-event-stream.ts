@@ -7,6 +7,7 @@
  * stops following: the turn goes on (cancel is `POST …/turns/cancel`).
  */
 import type { TurnStreamEvent } from '@mango/shared';
+import { markEventStream } from '../server';
 import { turnEventId } from '../services/chat/chat-turn-service';
 import type { TurnEventRecord } from '../services/chat/turn-events/turn-event-store';
 
@@ -73,11 +74,13 @@ export function createTurnEventStream(options: TurnEventStreamOptions): Response
       stop();
     },
   });
-  return new Response(body, {
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    },
-  });
+  return markEventStream(
+    new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      },
+    }),
+  );
 }

@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import { getRequestContext } from '../request-context';
 import type { RequestHandlerApp } from '../server';
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -84,7 +85,7 @@ export function withWebUi(api: RequestHandlerApp, directory: string): RequestHan
   if (!index) throw new Error(`${directory} holds no index.html: build the web UI first.`);
   return {
     handle(request) {
-      const { pathname } = new URL(request.url);
+      const pathname = getRequestContext(request).path;
       const isApi = pathname === '/api' || pathname.startsWith('/api/');
       if (isApi || (request.method !== 'GET' && request.method !== 'HEAD'))
         return api.handle(request);

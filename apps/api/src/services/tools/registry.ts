@@ -25,7 +25,8 @@ export interface ToolRegistry {
   register(tool: RegisteredTool): void;
   get(name: string): RegisteredTool | undefined;
   /** Every registered tool, in registration order. */
-  list(): RegisteredTool[];
+  /** Every tool in registration order (the same array until the next registration). */
+  list(): readonly RegisteredTool[];
   has(name: string): boolean;
 }
 
@@ -76,6 +77,8 @@ function checkTool(tool: RegisteredTool): void {
 
 export function createToolRegistry(): ToolRegistry {
   const tools = new Map<string, RegisteredTool>();
+  // Listings are made per request; the array is made once per registration.
+  let listed: readonly RegisteredTool[] | undefined;
   return {
     register(tool) {
       checkTool(tool);
@@ -86,9 +89,13 @@ export function createToolRegistry(): ToolRegistry {
         );
       }
       tools.set(name, tool);
+      listed = undefined;
     },
     get: (name) => tools.get(name),
-    list: () => [...tools.values()],
+    list: () => {
+      listed ??= Object.freeze([...tools.values()]);
+      return listed;
+    },
     has: (name) => tools.has(name),
   };
 }
@@ -110,6 +117,6 @@ export function getTool(
   return registry.get(name);
 }
 
-export function listTools(registry: ToolRegistry = defaultToolRegistry): RegisteredTool[] {
+export function listTools(registry: ToolRegistry = defaultToolRegistry): readonly RegisteredTool[] {
   return registry.list();
 }

@@ -6,7 +6,12 @@ import { hostAccessUnavailableReason } from '../host-access';
 import type { ToolRegistry } from '../registry';
 import { lookupSavedSettings } from '../runtime';
 import { getSafeEffectiveToolSettings } from '../settings-policy';
-import type { EffectiveToolSettings, RegisteredTool, StoredToolSettings } from '../types';
+import type {
+  EffectiveToolSettings,
+  RegisteredTool,
+  StoredToolSettings,
+  ToolScope,
+} from '../types';
 import {
   describeSourcedTool,
   type SourcedTool,
@@ -36,11 +41,9 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
   const source: ToolSource = {
     info: BUILTIN_SOURCE_INFO,
     listTools(request) {
-      const scope = {
-        userId: request.userId,
-        ...(request.chat ? { chat: request.chat } : {}),
-        ...(request.hostAccess ? { hostAccess: request.hostAccess } : {}),
-      };
+      const scope: ToolScope = { userId: request.userId };
+      if (request.chat) scope.chat = request.chat;
+      if (request.hostAccess) scope.hostAccess = request.hostAccess;
       // Synchronous for tools without an availability check (the common case): listings are
       // made per request, so no promise is made per tool unless a tool needs one.
       let asynchronous = false;
@@ -53,7 +56,7 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
         asynchronous = true;
         return reason.then((value) => describeSourcedTool(source, tool, settings, value));
       });
-      return asynchronous ? Promise.all(listed) : Promise.resolve(listed as SourcedTool[]);
+      return asynchronous ? Promise.all(listed) : (listed as SourcedTool[]);
     },
     execute: (listed, args, context) => listed.tool.execute(args, context),
   };

@@ -8,7 +8,7 @@
 import { AppError } from '../../../errors';
 import type { SavedToolSettingsByName } from '../runtime';
 import type { ToolScope } from '../types';
-import type { SourcedTool, ToolSource } from './tool-source';
+import type { SourcedTool, ToolListingRequest, ToolSource } from './tool-source';
 
 /** How long one source may take to list its tools before the catalog stops waiting. */
 export const DEFAULT_SOURCE_BUDGET_MS = 10_000;
@@ -60,12 +60,19 @@ export class ToolCatalogError extends AppError {
 
 type SourceOutcome = { tools: SourcedTool[] } | { problem: ToolCatalogProblem };
 
-async function listOneSource(
+/**
+ * Lists one source within the budget. A source that answers synchronously
+ * (from memory, as the built-ins and a not-connecting MCP listing do) gets no
+ * timer and no abort controller: the signal it is handed is made only if it
+ * reads it, which keeps a listing per request cheap.
+ */
+function listOneSource(
   source: ToolSource,
   request: ToolCatalogRequest,
   budgetMs: number,
-): Promise<SourceOutcome> {
+): SourceOutcome | Promise<SourceOutcome> {
   const { info } = source;
+  const parent = request.signal;
   const problem = (kind: ToolCatalogProblem['kind'], what: string): SourceOutcome => ({
     problem: {
       sourceId: info.id,
@@ -74,33 +81,67 @@ async function listOneSource(
       message: `${info.name} ${what}; its tools are left out of this listing.`,
     },
   });
-  const controller = new AbortController();
-  const onParentAbort = () => controller.abort(request.signal?.reason);
-  if (request.signal?.aborted) onParentAbort();
-  request.signal?.addEventListener('abort', onParentAbort, { once: true });
+  const failed = (error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    return problem('source_failed', `could not list its tools (${reason})`);
+  };
+  let controller: AbortController | undefined;
+  const onParentAbort = () => controller?.abort(parent?.reason);
+  const signalOf = () => {
+    if (!controller) {
+      controller = new AbortController();
+      if (parent?.aborted) onParentAbort();
+      else parent?.addEventListener('abort', onParentAbort, { once: true });
+    }
+    return controller.signal;
+  };
+  let listing: SourcedTool[] | Promise<SourcedTool[]>;
+  try {
+    const sourceRequest: ToolListingRequest = {
+      ...request,
+      budgetMs,
+      connect: request.connect ?? true,
+      get signal() {
+        return signalOf();
+      },
+    };
+    listing = source.listTools(sourceRequest);
+  } catch (error) {
+    return failed(error);
+  }
+  if (!(listing instanceof Promise)) return { tools: listing };
+  const giveUp = () => {
+    signalOf();
+    controller?.abort(new Error(`listing took longer than ${budgetMs} ms`));
+  };
+  return raceBudget(listing, budgetMs, giveUp)
+    .then(
+      (outcome): SourceOutcome =>
+        outcome === 'timed_out'
+          ? problem('source_timed_out', `did not list its tools within ${budgetMs} ms`)
+          : { tools: outcome },
+      failed,
+    )
+    .finally(() => parent?.removeEventListener('abort', onParentAbort));
+}
+
+/** The listing, or `timed_out` (after `giveUp`) when the budget ends first. */
+async function raceBudget(
+  listing: Promise<SourcedTool[]>,
+  budgetMs: number,
+  giveUp: () => void,
+): Promise<SourcedTool[] | 'timed_out'> {
+  listing.catch(() => {});
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<'timed_out'>((resolve) => {
     timer = setTimeout(() => resolve('timed_out'), budgetMs);
   });
   try {
-    const { signal: _parent, budgetMs: _budget, connect, ...scope } = request;
-    const listing = source.listTools({
-      ...scope,
-      signal: controller.signal,
-      budgetMs,
-      connect: connect ?? true,
-    });
-    listing.catch(() => {});
     const outcome = await Promise.race([listing, timedOut]);
-    if (outcome !== 'timed_out') return { tools: outcome };
-    controller.abort(new Error(`listing took longer than ${budgetMs} ms`));
-    return problem('source_timed_out', `did not list its tools within ${budgetMs} ms`);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return problem('source_failed', `could not list its tools (${reason})`);
+    if (outcome === 'timed_out') giveUp();
+    return outcome;
   } finally {
     clearTimeout(timer);
-    request.signal?.removeEventListener('abort', onParentAbort);
   }
 }
 
@@ -135,9 +176,10 @@ export function createToolCatalog(
           });
         }
       }
-      const outcomes = await Promise.all(
-        asked.map((source) => listOneSource(source, request, budgetMs)),
-      );
+      const listed = asked.map((source) => listOneSource(source, request, budgetMs));
+      const outcomes = listed.some((outcome) => outcome instanceof Promise)
+        ? await Promise.all(listed)
+        : (listed as SourceOutcome[]);
       const byName = new Map<string, SourcedTool>();
       for (const outcome of outcomes) {
         if ('problem' in outcome) {

@@ -60,8 +60,12 @@ export interface SourcedTool {
 
 export interface ToolSource {
   readonly info: ToolSourceInfo;
-  /** The tools this source can serve for the request's user and chat, with their states. */
-  listTools(request: ToolListingRequest): Promise<SourcedTool[]>;
+  /**
+   * The tools this source can serve for the request's user and chat, with
+   * their states: synchronously when the source answers from memory (no
+   * budget timer is then needed), else a promise raced against the budget.
+   */
+  listTools(request: ToolListingRequest): SourcedTool[] | Promise<SourcedTool[]>;
   /**
    * Runs one call of a tool this source listed. The caller has checked the
    * tool is enabled and runs this inside the tool's budget and cancel race

@@ -198,10 +198,11 @@ export function buildShellTool(
     definition,
     reachesHost: true,
     // A non-admin's commands run only in the sandbox: without it their shells are not offered.
-    unavailableReason: async (scope) => {
+    unavailableReason: (scope) => {
       if (scope.hostAccess?.kind !== 'granted') return undefined;
-      const status = await sandboxStatus();
-      return status.available ? undefined : sandboxRequiredReason(status);
+      return sandboxStatus().then((status) =>
+        status.available ? undefined : sandboxRequiredReason(status),
+      );
     },
     buildDefinition: (settings) => {
       const { timeoutSeconds, maxOutputBytes } = readSettings(settings.parameters);

@@ -96,6 +96,58 @@ describe('the tool catalog', () => {
     expect(slow.listings[0]?.signal.aborted).toBe(true);
   });
 
+  test('a source that throws instead of answering, or answers at once, is handled like any other', async () => {
+    const throwing = {
+      ...createStaticToolSource([], { id: 'mcp:throws' }),
+      listTools: () => {
+        throw new Error('not configured');
+      },
+    };
+    const immediate = createStaticToolSource([createEchoTool('z_one')], { id: 'mcp:memory' });
+    const answering = { ...immediate, listTools: () => [] };
+    const listing = await createToolCatalog([builtinSource('alpha'), throwing, answering]).list({
+      userId: 'u',
+      saved: {},
+    });
+    expect(listing.tools.map((listed) => listed.tool.definition.name)).toEqual(['alpha']);
+    expect(listing.problems.map((problem) => [problem.sourceId, problem.kind])).toEqual([
+      ['mcp:throws', 'source_failed'],
+    ]);
+    expect(listing.problems[0]?.message).toContain('not configured');
+  });
+
+  test("the caller's abort reaches a source that reads its signal, before or after it fired", async () => {
+    const slow = createStaticToolSource([createEchoTool('y_one')], {
+      id: 'mcp:slow',
+      listDelayMs: 5_000,
+    });
+    const caller = new AbortController();
+    const pending = createToolCatalog([slow]).list({
+      userId: 'u',
+      saved: {},
+      signal: caller.signal,
+    });
+    caller.abort(new Error('the turn was cancelled'));
+    expect(slow.listings[0]?.signal.aborted).toBe(true);
+    const early = new AbortController();
+    early.abort(new Error('already cancelled'));
+    const second = createStaticToolSource([createEchoTool('w_one')], {
+      id: 'mcp:second',
+      listDelayMs: 5_000,
+    });
+    const listed = createToolCatalog([second]).list({
+      userId: 'u',
+      saved: {},
+      signal: early.signal,
+    });
+    expect(second.listings[0]?.signal.aborted).toBe(true);
+    expect((second.listings[0]?.signal.reason as Error).message).toBe('already cancelled');
+    // Both sources stopped waiting when told, well inside the 10 s budget.
+    const [first, again] = await Promise.all([pending, listed]);
+    expect(first.tools.map((tool) => tool.tool.definition.name)).toEqual(['y_one']);
+    expect(again.tools.map((tool) => tool.tool.definition.name)).toEqual(['w_one']);
+  });
+
   test('an unavailable tool is listed with its reason and is never offered', async () => {
     const registry = createToolRegistry();
     registry.register({

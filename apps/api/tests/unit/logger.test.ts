@@ -1,0 +1,58 @@
+import { describe, expect, test } from 'bun:test';
+import { createLogger } from '../../src/logger';
+
+function capture(now: () => number, level: 'debug' | 'info' | 'warn' = 'info') {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({ level, now, write: (line) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+describe('createLogger', () => {
+  test('each line has the time of its own millisecond, also when several share one', () => {
+    let clock = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
+    const { logger, lines } = capture(() => clock);
+    logger.info('a');
+    logger.info('b');
+    clock += 1;
+    logger.info('c');
+    clock += 60_000;
+    logger.warn('d');
+    expect(lines.map((line) => [line.msg, line.time])).toEqual([
+      ['a', '2026-01-02T03:04:05.006Z'],
+      ['b', '2026-01-02T03:04:05.006Z'],
+      ['c', '2026-01-02T03:04:05.007Z'],
+      ['d', '2026-01-02T03:05:05.007Z'],
+    ]);
+  });
+
+  test('fields follow time, level and msg; errors become name, message and stack', () => {
+    const { logger, lines } = capture(() => 0);
+    const error = new TypeError('bad thing');
+    logger.warn('failed', { requestId: 'r1', status: 500, error });
+    expect(Object.keys(lines[0] ?? {})).toEqual([
+      'time',
+      'level',
+      'msg',
+      'requestId',
+      'status',
+      'error',
+    ]);
+    expect(lines[0]).toMatchObject({ level: 'warn', msg: 'failed', requestId: 'r1', status: 500 });
+    expect(lines[0]?.error).toEqual({
+      name: 'TypeError',
+      message: 'bad thing',
+      stack: error.stack,
+    });
+  });
+
+  test('only own fields are written, and levels below the threshold are dropped', () => {
+    const { logger, lines } = capture(() => 0, 'info');
+    const fields = Object.create({ inherited: 'no' }) as Record<string, unknown>;
+    fields.own = 'yes';
+    logger.debug('hidden', { own: 'x' });
+    logger.info('shown', fields);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: 'shown', own: 'yes' });
+    expect(lines[0]).not.toHaveProperty('inherited');
+  });
+});
