@@ -141,7 +141,7 @@ describe('the tool catalog', () => {
       signal: early.signal,
     });
     expect(second.listings[0]?.signal.aborted).toBe(true);
-    expect((second.listings[0]?.signal.reason as Error).message).toBe('already cancelled');
+    expect(second.listings[0]?.signal.reason).toEqual(new Error('already cancelled'));
     // Both sources stopped waiting when told, well inside the 10 s budget.
     const [first, again] = await Promise.all([pending, listed]);
     expect(first.tools.map((tool) => tool.tool.definition.name)).toEqual(['y_one']);
