@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppDatabase } from '../../db/database';
+import { createFeedBackedCache } from '../../db/feed-backed-cache';
 import { readTimestamp, writeTimestamp } from '../../db/values';
 import type { ImageBytesStore } from './directory-image-bytes';
 import {
@@ -21,6 +22,13 @@ import {
   type StoredImage,
 } from './image-store';
 import { ImageStoreError } from './image-store-errors';
+
+/** The change-feed channel that says "a chat's images were deleted" (its key is the chat's id). */
+export const IMAGES_CHANNEL = 'generated_images';
+/** Images whose metadata one instance keeps in memory. */
+const METADATA_CACHE_ENTRIES = 10_000;
+/** Bounds how long a deletion nobody signalled (an instance that died between deleting and signalling) can go unseen. */
+const METADATA_CACHE_TTL_MS = 60_000;
 
 /** The largest image kept (a 4K PNG is well below it). */
 export const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -39,10 +47,11 @@ export interface DatabaseImageStoreOptions {
 
 /**
  * Image bytes by id, least recently used out first. An image never changes
- * under its id, so cached bytes cannot be stale; whether the image still
- * exists and is the caller's is asked of the database on every read (a
- * metadata row, not the blob), so a deleted chat's images are gone at once on
- * every instance.
+ * under its id, so cached bytes cannot be stale. Whether the image still
+ * exists and whose it is comes from its metadata row, which is cached too
+ * while the change feed vouches for it: deleting a chat signals every
+ * instance to forget (`IMAGES_CHANNEL`), so a deleted chat's images are gone
+ * at once everywhere; without a live feed the row is read on every request.
  */
 function createBytesCache(capacity: number) {
   const entries = new Map<string, Uint8Array>();
@@ -145,6 +154,25 @@ export function createDatabaseImageStore(
   const files = options.bytes;
   const selectOwned = (userId: string, imageId: string) =>
     db.selectFrom('generated_images').where('id', '=', imageId).where('user_id', '=', userId);
+  const metadataCache = createFeedBackedCache<StoredImage>({
+    feed: database.changes,
+    channel: IMAGES_CHANNEL,
+    // Keyed by image, signalled by chat: a deletion forgets every entry (chats are deleted rarely).
+    invalidates: 'all',
+    maxEntries: METADATA_CACHE_ENTRIES,
+    ttlMs: METADATA_CACHE_TTL_MS,
+  });
+  /** The caller's image's metadata, from memory while the feed vouches for it. */
+  const findOwned = async (userId: string, imageId: string) => {
+    const cached = metadataCache.lookup(imageId);
+    if (cached?.fresh) return cached.value.userId === userId ? { ...cached.value } : undefined;
+    const read = metadataCache.startRead(imageId);
+    const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
+    if (!row) return undefined;
+    const image = toStoredImage(row);
+    read.store(image);
+    return image;
+  };
 
   return {
     async save(input) {
@@ -183,34 +211,40 @@ export function createDatabaseImageStore(
       return saved;
     },
 
-    async find(userId, imageId) {
-      const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
-      return row ? toStoredImage(row) : undefined;
-    },
+    find: findOwned,
 
     async read(userId, imageId) {
       const cached = cache.get(imageId);
       if (cached) {
-        const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
-        return row ? { ...toStoredImage(row), bytes: cached } : undefined;
+        const image = await findOwned(userId, imageId);
+        return image ? { ...image, bytes: cached } : undefined;
       }
       if (files) {
-        const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
-        const data = row?.chat_id ? await files.get(row.chat_id, imageId) : undefined;
-        if (!row || !data) return undefined;
+        const image = await findOwned(userId, imageId);
+        const data = image?.chatId ? await files.get(image.chatId, imageId) : undefined;
+        if (!image || !data) return undefined;
         cache.set(imageId, data);
-        return { ...toStoredImage(row), bytes: data };
+        return { ...image, bytes: data };
       }
+      const metadata = metadataCache.startRead(imageId);
       const row = await selectOwned(userId, imageId)
         .select([...METADATA, 'data'])
         .executeTakeFirst();
       if (!row) return undefined;
       const data = row.data as Uint8Array;
       cache.set(imageId, data);
-      return { ...toStoredImage(row), bytes: data };
+      const image = toStoredImage(row);
+      metadata.store(image);
+      return { ...image, bytes: data };
     },
 
     async removeChat(chatId) {
+      // The rows are gone (the chat's deletion cascaded); this instance forgets at once,
+      // the others when the signal reaches them.
+      metadataCache.forgetAll();
+      await database.changes.notify(IMAGES_CHANNEL, chatId).catch(() => {
+        // The deletion stands; other instances stop serving the images when their entries expire.
+      });
       await files?.removeChat(chatId);
     },
 

@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openDatabase } from '../../../../src/db/database';
 import { createChatRepository } from '../../../../src/services/chat/chat-repository';
 import {
   createDatabaseImageStore,
@@ -12,6 +13,7 @@ import { createTestPng, JPEG_MAGIC } from '../../../support/images/test-png';
 import { createTempTree } from '../../../support/temp-tree';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestChat, insertTestUser } from '../../../support/test-rows';
+import { waitUntil } from '../../../support/wait-until';
 
 describeEachDatabase('database image store', (_kind, current) => {
   test('keeps bytes and metadata, read back by the owner only', async () => {
@@ -107,6 +109,53 @@ describeEachDatabase('database image store', (_kind, current) => {
     expect(await chats.delete(owner, doomed)).toBe(true);
     expect(await images.find(owner, gone.id)).toBeUndefined();
     expect(await images.find(owner, stays.id)).toMatchObject({ id: stays.id });
+  });
+
+  test('an image read before its chat was deleted is gone at once here and soon on another instance', async () => {
+    const { database, config } = current();
+    const other = openDatabase(config);
+    try {
+      const here = createDatabaseImageStore(database);
+      const there = createDatabaseImageStore(other);
+      const chats = createChatRepository(database);
+      const owner = await insertTestUser(database);
+      const stranger = await insertTestUser(database);
+      const doomed = await insertTestChat(database, owner);
+      const kept = await insertTestChat(database, owner);
+      const gone = await here.save({
+        userId: owner,
+        chatId: doomed,
+        mimeType: 'image/png',
+        bytes: createTestPng('doomed'),
+      });
+      const stays = await here.save({
+        userId: owner,
+        chatId: kept,
+        mimeType: 'image/png',
+        bytes: createTestPng('kept'),
+      });
+      // Both instances have served the images (their metadata and bytes are in memory).
+      for (const store of [here, there]) {
+        expect((await store.read(owner, gone.id))?.id).toBe(gone.id);
+        expect((await store.read(owner, stays.id))?.id).toBe(stays.id);
+        // A remembered image is still nobody else's.
+        expect(await store.read(stranger, gone.id)).toBeUndefined();
+        expect(await store.find(stranger, gone.id)).toBeUndefined();
+      }
+      // As the chat service deletes a chat: the rows, then the store's removeChat.
+      expect(await chats.delete(owner, doomed)).toBe(true);
+      await here.removeChat?.(doomed);
+      expect(await here.read(owner, gone.id)).toBeUndefined();
+      expect(await here.find(owner, gone.id)).toBeUndefined();
+      expect(
+        await waitUntil(async () => (await there.read(owner, gone.id)) === undefined, 5_000),
+      ).toBe(true);
+      expect(await there.find(owner, gone.id)).toBeUndefined();
+      expect((await there.read(owner, stays.id))?.id).toBe(stays.id);
+      expect((await here.read(owner, stays.id))?.id).toBe(stays.id);
+    } finally {
+      await other.close();
+    }
   });
 });
 
