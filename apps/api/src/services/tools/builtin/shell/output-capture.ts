@@ -53,16 +53,28 @@ export function describeDroppedBytes(streamName: string, droppedBytes: number): 
 export function createOutputCapture(limitBytes: number, streamName: string): OutputCapture {
   const headLimit = Math.floor(limitBytes / 2);
   const tailLimit = limitBytes - headLimit;
-  const head = new Uint8Array(headLimit);
-  const tail = new Uint8Array(tailLimit);
+  // Both grow as output arrives (most commands print a few bytes; the limit may be megabytes).
+  let head: Uint8Array = new Uint8Array(0);
+  let tail: Uint8Array = new Uint8Array(0);
   let headLength = 0;
   let tailLength = 0;
   // Index in `tail` where the next byte goes once the ring is full.
   let tailStart = 0;
   let totalBytes = 0;
 
+  /** `buffer` with room for at least `needed` bytes (at most `limit`), its first `used` bytes kept. */
+  function withRoom(buffer: Uint8Array, used: number, needed: number, limit: number): Uint8Array {
+    if (needed <= buffer.length) return buffer;
+    const grown = new Uint8Array(Math.min(limit, Math.max(needed, buffer.length * 2, 4096)));
+    grown.set(buffer.subarray(0, used), 0);
+    return grown;
+  }
+
   function pushTail(chunk: Uint8Array): void {
     if (tailLimit === 0) return;
+    // The ring only wraps once it is full, so until then it grows like the head.
+    if (tail.length < tailLimit)
+      tail = withRoom(tail, tailLength, tailLength + chunk.length, tailLimit);
     const bytes = chunk.length > tailLimit ? chunk.subarray(chunk.length - tailLimit) : chunk;
     for (let offset = 0; offset < bytes.length; ) {
       const position = (tailStart + tailLength) % tailLimit;
@@ -95,6 +107,7 @@ export function createOutputCapture(limitBytes: number, streamName: string): Out
       let rest = chunk;
       if (headLength < headLimit) {
         const count = Math.min(headLimit - headLength, rest.length);
+        head = withRoom(head, headLength, headLength + count, headLimit);
         head.set(rest.subarray(0, count), headLength);
         headLength += count;
         rest = rest.subarray(count);

@@ -3,7 +3,7 @@
  * shell command left behind. Reads are synchronous and small (one short file
  * per process); every read tolerates the process vanishing underneath it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcessStatus {
   pid: number;
@@ -15,14 +15,20 @@ export interface ProcessStatus {
   startTime: string;
 }
 
+let procMounted: boolean | undefined;
+
+/** Whether /proc can be read here (asked of the file system once per process). */
 export function isProcessTableAvailable(platform: NodeJS.Platform = process.platform): boolean {
   if (platform !== 'linux') return false;
-  try {
-    readFileSync('/proc/self/stat');
-    return true;
-  } catch {
-    return false;
+  if (procMounted === undefined) {
+    try {
+      readFileSync('/proc/self/stat');
+      procMounted = true;
+    } catch {
+      procMounted = false;
+    }
   }
+  return procMounted;
 }
 
 /** Parses /proc/<pid>/stat. The command name may hold spaces and parentheses, so split after the last ')'. */
@@ -50,6 +56,11 @@ export function readProcessStatus(pid: number): ProcessStatus | undefined {
   }
 }
 
+/** Whether /proc has an entry for `pid` (a process or a thread). */
+export function processEntryExists(pid: number): boolean {
+  return existsSync(`/proc/${pid}`);
+}
+
 /** Every pid in the table (processes, not threads). */
 export function listProcessIds(): number[] {
   const pids: number[] = [];
@@ -60,6 +71,20 @@ export function listProcessIds(): number[] {
     if (Number.isInteger(pid)) pids.push(pid);
   }
   return pids;
+}
+
+/**
+ * Whether `pid` is a process (a thread group's leader) rather than another
+ * thread of one: /proc lists only processes, but answers for threads too.
+ */
+export function isThreadGroupLeader(pid: number): boolean {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'latin1');
+    const match = /^Tgid:\s*(\d+)/m.exec(status);
+    return match !== null && Number(match[1]) === pid;
+  } catch {
+    return false;
+  }
 }
 
 /** The last pid the kernel handed out in our pid namespace, when it says. */

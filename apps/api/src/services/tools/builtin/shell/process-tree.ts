@@ -10,8 +10,10 @@ import {
   environmentContains,
   isProcessAlive,
   isProcessTableAvailable,
+  isThreadGroupLeader,
   listProcessIds,
   type ProcessStatus,
+  processEntryExists,
   readLastPid,
   readProcessStatus,
 } from './process-table';
@@ -106,6 +108,29 @@ async function killWindowsTree(rootPid: number): Promise<void> {
   await killer.exited;
 }
 
+/**
+ * With few pids handed out since the root started, reading their entries is
+ * cheaper than listing all of /proc (most of which is older than the root).
+ */
+const MAX_RECENT_PIDS_WALKED = 16;
+
+/**
+ * The root, the known descendants and every pid number handed out after the
+ * root, when there are few of them; undefined when /proc must be listed
+ * instead (many pids since, or the numbers wrapped around).
+ */
+function recentPids(
+  rootPid: number,
+  lastPid: number,
+  known: Iterable<number>,
+): number[] | undefined {
+  if (lastPid < rootPid || lastPid - rootPid > MAX_RECENT_PIDS_WALKED) return undefined;
+  const pids = new Set<number>([rootPid, ...known]);
+  // A pid that is gone costs an exception to read; asking whether it exists is cheaper.
+  for (let pid = rootPid + 1; pid <= lastPid; pid++) if (processEntryExists(pid)) pids.add(pid);
+  return [...pids];
+}
+
 /** Pids allocated after `rootPid`, given the kernel's last allocated pid (pids wrap around). */
 function allocatedAfter(pid: number, rootPid: number, lastPid: number): boolean {
   return lastPid >= rootPid ? pid > rootPid && pid <= lastPid : pid > rootPid || pid <= lastPid;
@@ -173,7 +198,9 @@ export async function terminateProcessTree(
   let targets: ProcessStatus[] = [];
   for (let round = 0; round < KILL_ROUNDS; round++) {
     const lastPid = options.scope === 'recent' ? readLastPid() : undefined;
-    const pids = listProcessIds().filter(
+    const candidates =
+      lastPid === undefined ? undefined : recentPids(rootPid, lastPid, known.keys());
+    const pids = (candidates ?? listProcessIds()).filter(
       (pid) =>
         pid !== process.pid &&
         (lastPid === undefined ||
@@ -186,6 +213,8 @@ export async function terminateProcessTree(
       known,
       hasMarker: (pid) => environmentContains(pid, needle),
     });
+    // Walking pid numbers also reaches threads, which /proc does not list: keep processes only.
+    if (candidates) targets = targets.filter((status) => isThreadGroupLeader(status.pid));
     for (const status of targets) known.set(status.pid, status.startTime);
     // The group first: one signal reaches every member, including ones that cleared their environment.
     if (round === 0) signalProcess(-rootPid, 'SIGKILL');

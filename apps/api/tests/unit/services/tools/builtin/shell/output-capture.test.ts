@@ -90,4 +90,33 @@ describe('createOutputCapture', () => {
     expect(tail).toBe('😀');
     expect(result.droppedBytes).toBe(2 + 400 - 2 - 4);
   });
+  test('buffers that grow with the output keep what fixed ones did, for any sizes and chunkings', () => {
+    // A small deterministic generator, so a failure repeats.
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % below;
+    };
+    for (let run = 0; run < 300; run++) {
+      const limit = [0, 1, 2, 7, 4096, 4097, 9000, 70_000][run % 8] as number;
+      const length = random(3) === 0 ? random(limit + 2) : random(3 * limit + 20_000);
+      const text = numbered(length);
+      const chunks: Uint8Array[] = [];
+      for (let offset = 0; offset < length; ) {
+        const size = 1 + random(random(2) === 0 ? 64 : 12_000);
+        chunks.push(bytesOf(text.slice(offset, offset + size)));
+        offset += size;
+      }
+      const result = capture(limit, chunks);
+      const headLimit = Math.floor(limit / 2);
+      const tailLimit = limit - headLimit;
+      const expected =
+        length <= limit
+          ? text
+          : `${text.slice(0, headLimit)}\n[… ${length - limit} bytes of stdout dropped; the head and the tail are kept …]\n${tailLimit === 0 ? '' : text.slice(length - tailLimit)}`;
+      expect({ limit, length, text: result.text }).toEqual({ limit, length, text: expected });
+      expect(result.totalBytes).toBe(length);
+      expect(result.droppedBytes).toBe(Math.max(0, length - limit));
+    }
+  });
 });
