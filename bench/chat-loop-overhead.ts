@@ -6,11 +6,15 @@
  * the loop runs so both see the same machine load. Prints, per provider, the
  * loop's added time per iteration (target: under 2 ms) — also with every
  * event recorded for replay into a real SQLite turn log (target: under
- * 0.5 ms); then runs 200
- * concurrent turns and 200 concurrent direct request sequences and prints the
- * p99 added latency and the peak memory.
+ * 0.5 ms).
  *
- *   npm run bench:chat          (ROUNDS=30 CONCURRENCY=500 npm run bench:chat)
+ * Then the load bench (bench/load/load-bench.ts, also `npm run bench:load`):
+ * turns over HTTP through the real server, with the fake provider, the server
+ * and the load client each in a process of its own, against the same
+ * provider requests sent directly; one turn at a time, then 200 at once
+ * (target: p99 added ≤ 20 ms), and the server's memory per running turn.
+ *
+ *   npm run bench:chat          (ROUNDS=30 npm run bench:chat; and the load bench's variables)
  */
 import type { ConversationMessage, DoneEvent, TurnStreamEvent } from '@mango/shared';
 import { createTurnToolset, runChatTurn } from '../apps/api/src/services/chat';
@@ -27,17 +31,16 @@ import { createToolRegistry } from '../apps/api/src/services/tools/registry';
 import { createBuiltinToolSource } from '../apps/api/src/services/tools/sources/builtin-tool-source';
 import { createToolCatalog } from '../apps/api/src/services/tools/sources/tool-catalog';
 import {
-  type RecordedRequest,
+  answeredToolSteps,
   startFakeProviderServer,
 } from '../apps/api/tests/support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../apps/api/tests/support/provider-factories';
 import { createTestDatabase } from '../apps/api/tests/support/test-databases';
 import { insertTestChat, insertTestUser } from '../apps/api/tests/support/test-rows';
+import { loadBenchOptionsFromEnv, printLoadBench, runLoadBench } from './load/load-bench';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const ITERATIONS = 20;
-const CONCURRENCY = Number(process.env.CONCURRENCY ?? 200);
-const CONCURRENT_ITERATIONS = Number(process.env.CONCURRENT_ITERATIONS ?? 5);
 
 const registry = createToolRegistry();
 registry.register({
@@ -63,22 +66,11 @@ registry.register({
   execute: async (args) => ({ ok: true, step: (args as { step: number }).step }),
 });
 
-/** How many tool results a recorded request already carries, in any provider's format. */
-function answeredSteps(request: RecordedRequest): number {
-  const text = JSON.stringify(request.body);
-  return (
-    text.match(/"function_call_output"|"role":"tool"|"tool_result"|"functionResponse"/g) ?? []
-  ).length;
-}
-
-/** Model calls per scripted turn; the concurrency phase lowers it. */
-let turnLength = ITERATIONS;
 const fake = await startFakeProviderServer();
 for (const id of PROVIDER_IDS)
   fake.respondWith(id, (request) => {
-    const limit = turnLength;
-    const done = answeredSteps(request);
-    return done + 1 >= limit
+    const done = answeredToolSteps(request);
+    return done + 1 >= ITERATIONS
       ? { content: [{ type: 'text', text: 'All steps done.' }], fragmentSize: 64 }
       : {
           content: [{ type: 'tool_call', name: 'noop', arguments: { step: done + 1 } }],
@@ -177,11 +169,6 @@ async function direct(
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[
-    Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)
-  ] as number;
-
 console.log(`Loop overhead: ${ITERATIONS} iterations per turn, ${ROUNDS} rounds, medians (ms)`);
 console.log(
   'provider            loop turn   direct requests   added per iteration   recorded turn   added per iteration',
@@ -208,57 +195,9 @@ for (const id of PROVIDER_IDS) {
   );
 }
 
-// ---- Concurrency ----
-const id: ProviderId = 'openai-compatible';
-const provider = createProviderForFake(id, fake);
-const captured: ProviderRequest[] = [];
-turnLength = CONCURRENT_ITERATIONS;
-await loopTurn(recording(provider, captured), id, CONCURRENT_ITERATIONS);
-const sequence = captured.slice(0, CONCURRENT_ITERATIONS);
-
-let peakRss = 0;
-let peakHeap = 0;
-const sample = () => {
-  const usage = process.memoryUsage();
-  peakRss = Math.max(peakRss, usage.rss);
-  peakHeap = Math.max(peakHeap, usage.heapUsed);
-};
-const loopBatch = () =>
-  Promise.all(
-    Array.from({ length: CONCURRENCY }, () => loopTurn(provider, id, CONCURRENT_ITERATIONS)),
-  );
-const directBatch = () =>
-  Promise.all(Array.from({ length: CONCURRENCY }, () => direct(provider, sequence)));
-// One unmeasured batch of each, then alternating measured batches.
-await loopBatch();
-await directBatch();
-Bun.gc(true);
-const before = process.memoryUsage();
-const turnTimes: number[] = [];
-const directTimes: number[] = [];
-const CONCURRENT_ROUNDS = Number(process.env.CONCURRENT_ROUNDS ?? 3);
-for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
-  const sampler = setInterval(sample, 5);
-  turnTimes.push(...(await loopBatch()));
-  sample();
-  clearInterval(sampler);
-  directTimes.push(...(await directBatch()));
-}
-const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-console.log(
-  `\n${CONCURRENCY} concurrent turns of ${CONCURRENT_ITERATIONS} iterations, ${CONCURRENT_ROUNDS} rounds (${id}; client and fake server share this process)`,
-);
-console.log(
-  `  turn latency      p50 ${median(turnTimes).toFixed(1)} ms   p99 ${percentile(turnTimes, 99).toFixed(1)} ms`,
-);
-console.log(
-  `  direct requests   p50 ${median(directTimes).toFixed(1)} ms   p99 ${percentile(directTimes, 99).toFixed(1)} ms`,
-);
-console.log(
-  `  p99 added latency ${(percentile(turnTimes, 99) - percentile(directTimes, 99)).toFixed(1)} ms per turn`,
-);
-console.log(
-  `  peak memory       rss ${mib(peakRss)} MiB (+${mib(peakRss - before.rss)}), heap ${mib(peakHeap)} MiB (+${mib(peakHeap - before.heapUsed)})`,
-);
 await fake.close();
 await recordingDatabase.dispose();
+
+// ---- Over HTTP, in processes of their own (bench/load/) ----
+const loadOptions = loadBenchOptionsFromEnv();
+printLoadBench(loadOptions, await runLoadBench(loadOptions));

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
       scrubbed: protection.scrubbed,
       nonDumpable: protection.nonDumpable,
     });
-  const database = openDatabase(config.database, { logger });
+  const database = openDatabase(config.database, { logger, checkpointInBackground: true });
   const applied = await migrateToLatest(database);
   logger.info('database ready', {
     database: database.kind,

@@ -17,6 +17,7 @@ import { createBunSqliteDialect } from './bun-sqlite-dialect';
 import { type ChangeFeed, createLocalChangeFeed, createPostgresChangeFeed } from './change-feed';
 import type { DatabaseKind } from './column-types';
 import type { DatabaseSchema } from './schema';
+import { startSqliteCheckpointer } from './sqlite-checkpointer';
 
 export type { DatabaseKind } from './column-types';
 
@@ -117,7 +118,7 @@ function switchToWal(sqlite: BunDatabase, path: string): void {
   }
 }
 
-function openSqlite(path: string): AppDatabase {
+function openSqlite(path: string, checkpointInBackground: boolean): AppDatabase {
   let sqlite: BunDatabase;
   try {
     if (path !== ':memory:') {
@@ -145,12 +146,21 @@ function openSqlite(path: string): AppDatabase {
   }
   sqlite.run('PRAGMA synchronous = NORMAL');
   sqlite.run('PRAGMA foreign_keys = ON');
+  const checkpointer =
+    checkpointInBackground && path !== ':memory:'
+      ? startSqliteCheckpointer(sqlite, path)
+      : undefined;
   const db = new Kysely<DatabaseSchema>({ dialect: createBunSqliteDialect(sqlite) });
   return {
     kind: 'sqlite',
     db,
     ...sharedForSqliteFile(path),
-    close: () => db.destroy(),
+    close: async () => {
+      // The worker's connection first, so that the writer's close, the last, checkpoints the
+      // log away.
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 
@@ -213,11 +223,21 @@ function openPostgres(url: string, poolSize = 10, logger?: Logger): AppDatabase 
   };
 }
 
+export interface OpenDatabaseOptions {
+  logger?: Logger;
+  /**
+   * SQLite: checkpoint the write-ahead log in a worker thread rather than in
+   * the commits of this connection (sqlite-checkpointer.ts). The server does;
+   * a short-lived connection (a CLI, a test) has no need to.
+   */
+  checkpointInBackground?: boolean;
+}
+
 export function openDatabase(
   config: DatabaseConfig,
-  options: { logger?: Logger } = {},
+  options: OpenDatabaseOptions = {},
 ): AppDatabase {
   return config.kind === 'sqlite'
-    ? openSqlite(config.path)
+    ? openSqlite(config.path, options.checkpointInBackground ?? false)
     : openPostgres(config.url, config.poolSize, options.logger);
 }

@@ -15,7 +15,7 @@ export const MODEL_FOR: Record<ProviderId, string> = {
 
 export function createProviderForFake(
   id: ProviderId,
-  fake: FakeProviderServer,
+  fake: Pick<FakeProviderServer, 'baseUrl'>,
   maxRetries = 0,
 ): LanguageModelProvider {
   const options = { baseURL: fake.baseUrl(id), apiKey: 'test-key', maxRetries };

@@ -141,9 +141,27 @@ function awkwardSplit(bytes: Uint8Array): number {
   return Math.max(1, Math.floor(bytes.length / 2));
 }
 
+/** What to give each SDK as its base URL, for a fake listening at `url`. */
+export function fakeProviderBaseUrl(url: string, provider: FakeProviderKind): string {
+  return provider === 'openai' || provider === 'openai-compatible'
+    ? `${url}/${provider}/v1`
+    : `${url}/${provider}`;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+export interface FakeProviderServerOptions {
+  /**
+   * Keep every request for `requests()` (default true). Generated load turns it
+   * off: the bodies of thousands of calls would pile up in memory.
+   */
+  recordRequests?: boolean;
+}
+
+export async function startFakeProviderServer(
+  options: FakeProviderServerOptions = {},
+): Promise<FakeProviderServer> {
+  const recordRequests = options.recordRequests ?? true;
   const queues = new Map<FakeProviderKind, FakeTurn[]>();
   const responders = new Map<FakeProviderKind, FakeResponder>();
   const recorded: RecordedRequest[] = [];
@@ -304,7 +322,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
       body: parsed,
       model: found.model ?? String((parsed as { model?: unknown }).model ?? ''),
     };
-    recorded.push(request);
+    if (recordRequests) recorded.push(request);
     const turn = nextTurn(request);
     if (!turn) {
       reply(
@@ -347,10 +365,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
 
   return {
     url,
-    baseUrl: (provider) =>
-      provider === 'openai' || provider === 'openai-compatible'
-        ? `${url}/${provider}/v1`
-        : `${url}/${provider}`,
+    baseUrl: (provider) => fakeProviderBaseUrl(url, provider),
     enqueue(provider, ...turns) {
       const queue = queues.get(provider) ?? [];
       queue.push(...turns);

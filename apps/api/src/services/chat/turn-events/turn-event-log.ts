@@ -17,6 +17,9 @@ import type { TurnEventRecord, TurnEventStore, TurnRecord } from './turn-event-s
 /** The change-feed channel signalling that a turn has new events stored (the key is its id). */
 export const TURN_EVENTS_CHANNEL = 'turn_events';
 
+/** How long an ended turn's events stay in memory by default, for followers arriving late. */
+export const ENDED_TURN_KEPT_MS = 60_000;
+
 export interface TurnRecorder {
   readonly turnId: string;
   /** Records the turn's next event (anything but `done`); returns its sequence number. */
@@ -53,7 +56,7 @@ export interface TurnEventLogOptions {
   maxBatch?: number;
   /** How often a follower on another instance looks for new events without a signal (default 1 s). */
   pollMs?: number;
-  /** How long an ended turn's events stay in this instance's memory (default 60 s). */
+  /** How long an ended turn's events stay in this instance's memory (default `ENDED_TURN_KEPT_MS`). */
   keepEndedMs?: number;
   logger?: Logger;
 }
@@ -95,7 +98,7 @@ export function createTurnEventLog(options: TurnEventLogOptions): TurnEventLog {
   const flushDelayMs = options.flushDelayMs ?? 50;
   const maxBatch = options.maxBatch ?? 200;
   const pollMs = options.pollMs ?? 1000;
-  const keepEndedMs = options.keepEndedMs ?? 60_000;
+  const keepEndedMs = options.keepEndedMs ?? ENDED_TURN_KEPT_MS;
   const local = new Map<string, LiveTurn>();
 
   /** The events of a turn whose instance stopped without ending it. */

@@ -7,6 +7,7 @@ import { ToolArgumentError } from '../errors';
 import { registerTool } from '../registry';
 import { getStringSetting } from '../stored-setting-readers';
 import type { EffectiveToolSettings, RegisteredTool, ToolDefinition } from '../types';
+import { dateTimeFormats } from './date-time-format-cache';
 
 export interface CurrentDateTimeResult {
   /** The instant in UTC, ISO 8601 (`2026-12-02T14:24:46.000Z`). */
@@ -55,7 +56,7 @@ const SOURCE_DEFINITION: ToolDefinition = {
 /** The canonical IANA name, or undefined when `timezone` is not a zone this runtime knows. */
 export function canonicalTimezone(timezone: string): string | undefined {
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+    return dateTimeFormats.get('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
   } catch {
     return undefined;
   }
@@ -107,7 +108,8 @@ function resolveLocale(requested: string): string {
 
 /** `GMT-03:00` / `GMT+05:45` / `GMT` → `-03:00` / `+05:45` / `+00:00`. */
 function offsetOf(date: Date, timezone: string): string {
-  const part = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' })
+  const part = dateTimeFormats
+    .get('en-US', { timeZone: timezone, timeZoneName: 'longOffset' })
     .formatToParts(date)
     .find((item) => item.type === 'timeZoneName')?.value;
   const match = part?.match(/^GMT([+-])(\d{2}):?(\d{2})?/);
@@ -117,16 +119,17 @@ function offsetOf(date: Date, timezone: string): string {
 
 function localIsoOf(date: Date, timezone: string, offset: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
+    dateTimeFormats
+      .get('en-US', {
+        timeZone: timezone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      })
       .formatToParts(date)
       .map((part) => [part.type, part.value]),
   );
@@ -145,16 +148,12 @@ export function describeDateTime(
     unixMs: date.getTime(),
     timezone,
     locale,
-    localDateTime: new Intl.DateTimeFormat(locale, {
-      timeZone: timezone,
-      dateStyle: 'full',
-      timeStyle: 'long',
-    }).format(date),
+    localDateTime: dateTimeFormats
+      .get(locale, { timeZone: timezone, dateStyle: 'full', timeStyle: 'long' })
+      .format(date),
     localIso: localIsoOf(date, timezone, offset),
     offset,
-    dayOfWeek: new Intl.DateTimeFormat(locale, { timeZone: timezone, weekday: 'long' }).format(
-      date,
-    ),
+    dayOfWeek: dateTimeFormats.get(locale, { timeZone: timezone, weekday: 'long' }).format(date),
   };
 }
 

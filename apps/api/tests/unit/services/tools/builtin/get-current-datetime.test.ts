@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { executeTool, ToolError } from '../../../../../src/services/tools';
+import { dateTimeFormats } from '../../../../../src/services/tools/builtin/date-time-format-cache';
 import {
   type CurrentDateTimeResult,
   describeDateTime,
@@ -69,6 +70,17 @@ describe('get_current_datetime', () => {
     expect(
       describeDateTime(new Date('2026-07-01T00:00:00Z'), 'Europe/Lisbon', 'pt-PT').offset,
     ).toBe('+01:00');
+  });
+
+  test('formatters are made once per timezone and locale, then reused', async () => {
+    const before = dateTimeFormats.size;
+    await call({ timezone: 'Pacific/Chatham', locale: 'en-NZ' });
+    const formatters = dateTimeFormats.size;
+    expect(formatters).toBeGreaterThan(before);
+    const again = await call({ timezone: 'Pacific/Chatham', locale: 'en-NZ' });
+    await call({ timezone: 'Pacific/Chatham', locale: 'en-NZ' });
+    expect(dateTimeFormats.size).toBe(formatters);
+    expect(again.offset).toMatch(/^\+1[23]:45$/);
   });
 
   test('no arguments and null arguments both use the defaults (UTC, en-US)', async () => {

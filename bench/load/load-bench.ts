@@ -1,0 +1,320 @@
+/**
+ * The load bench (docs/chat-turns.md#tests-and-the-benchmark), three
+ * processes besides this one: the fake provider
+ * (`fake-provider-entry.ts`), the real server (`apps/api/src/index.ts`,
+ * turns running in it, SQLite in a temp directory or PostgreSQL) pointed at
+ * the fake through `OPENAI_COMPATIBLE_BASE_URL`, and the load client
+ * (`load-client.ts`). The client runs each case's turns over HTTP and,
+ * interleaved batch by batch, the direct baseline: the provider requests the
+ * server made for one recorded turn, sent straight to the fake through the
+ * same SDK and parser. Added latency is turn minus direct, per round at p50
+ * and p99; the figures printed are medians over the rounds. Then it holds
+ * 200 turns running and prints the server's memory per running turn.
+ *
+ *   npm run bench:load     (LOAD_ROUNDS=10 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres
+ *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ENDED_TURN_KEPT_MS } from '../../apps/api/src/services/chat/turn-events/turn-event-log';
+import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-provider';
+import { startServerProcess } from '../../apps/api/tests/support/server-process';
+import { readSseFrames } from '../../apps/api/tests/support/sse-client';
+import { median } from './figures';
+import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
+
+const MODEL = 'openai-compatible:llama3.1';
+const HOLD_MARKER = 'hold the final answer';
+const SERVER_ENTRY = join(import.meta.dir, '../../apps/api/src/index.ts');
+const MEMORY_PROBE = join(import.meta.dir, 'server-memory-probe.ts');
+const CLIENT_ENTRY = join(import.meta.dir, 'load-client.ts');
+
+export interface LoadBenchOptions {
+  concurrency: number;
+  /** Rounds of `concurrency` turns (and as many direct sequences). */
+  rounds: number;
+  /** Rounds of one turn at a time (SOLO_SAMPLES turns each). */
+  soloRounds: number;
+  soloSamples: number;
+  /** Model calls per turn; each but the last calls get_current_datetime. */
+  steps: number;
+  /** In the concurrent case, the fake's pause after each frame (a model taking its time), ms. */
+  paceMs: number;
+  /** In the concurrent case, the starts are spread evenly over this long, ms. */
+  spreadMs: number;
+  database: 'sqlite' | 'postgres';
+  /** Where the server writes a CPU profile (`bun --cpu-prof --cpu-prof-md`) when it stops. */
+  profileDirectory?: string;
+}
+
+export function loadBenchOptionsFromEnv(): LoadBenchOptions {
+  return {
+    concurrency: Number(process.env.CONCURRENCY ?? 200),
+    rounds: Number(process.env.LOAD_ROUNDS ?? 10),
+    soloRounds: Number(process.env.SOLO_ROUNDS ?? 12),
+    soloSamples: Number(process.env.SOLO_SAMPLES ?? 40),
+    steps: Number(process.env.STEPS ?? 5),
+    paceMs: Number(process.env.PACE_MS ?? 100),
+    spreadMs: Number(process.env.SPREAD_MS ?? 2000),
+    database: process.env.DATABASE === 'postgres' ? 'postgres' : 'sqlite',
+    ...(process.env.PROFILE_DIR ? { profileDirectory: process.env.PROFILE_DIR } : {}),
+  };
+}
+
+export async function loadAverage(): Promise<string> {
+  const text = await Bun.file('/proc/loadavg')
+    .text()
+    .catch(() => '? ? ?');
+  return text.split(' ').slice(0, 3).join(', ');
+}
+
+async function signUp(url: string): Promise<string> {
+  const response = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({
+      name: 'Bench',
+      email: 'bench@example.test',
+      password: 'bench password 1',
+    }),
+  });
+  if (!response.ok) throw new Error(`sign-up: ${response.status} ${await response.text()}`);
+  const cookie = response.headers
+    .getSetCookie()
+    .map((value) => value.split(';')[0])
+    .join('; ');
+  const created = await fetch(`${url}/api/auth/api-key/create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, origin: url },
+    body: JSON.stringify({ name: 'load bench' }),
+  });
+  if (!created.ok) throw new Error(`API key: ${created.status} ${await created.text()}`);
+  return ((await created.json()) as { key: string }).key;
+}
+
+/** One turn through the server, to record the provider requests it makes (the direct baseline). */
+async function recordOneTurn(url: string, apiKey: string): Promise<void> {
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const chat = await fetch(`${url}/api/chats`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model: MODEL }),
+  });
+  if (chat.status !== 201) throw new Error(`POST /api/chats: ${chat.status} ${await chat.text()}`);
+  const { id } = (await chat.json()) as { id: string };
+  const turn = await fetch(`${url}/api/chats/${id}/turns`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ content: 'Run the steps.' }),
+  });
+  for await (const frame of readSseFrames(turn)) if (frame.event === 'done') break;
+}
+
+/** Runs the load client in its own process; resolves with what it printed. */
+async function runLoadClient(config: LoadClientConfig): Promise<(RoundResult | MemoryResult)[]> {
+  const client = Bun.spawn([process.execPath, CLIENT_ENTRY], {
+    env: { PATH: process.env.PATH ?? '', LOAD_CLIENT_CONFIG: JSON.stringify(config) },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  const output = await new Response(client.stdout).text();
+  const code = await client.exited;
+  if (code !== 0) throw new Error(`the load client failed (exit ${code})`);
+  return output
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as RoundResult | MemoryResult);
+}
+
+export interface LoadCaseFigures {
+  concurrency: number;
+  rounds: RoundResult[];
+  /** Medians over the rounds, ms. */
+  turnP50: number;
+  turnP99: number;
+  directP50: number;
+  directP99: number;
+  addedP50: number;
+  addedP99: number;
+  serverCpuPerTurn: number;
+}
+
+export interface LoadBenchFigures {
+  cases: LoadCaseFigures[];
+  memory?: MemoryResult;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures {
+  const of = (pick: (round: RoundResult) => number) => median(rounds.map(pick));
+  return {
+    concurrency,
+    rounds,
+    turnP50: of((round) => round.turn.p50),
+    turnP99: of((round) => round.turn.p99),
+    directP50: of((round) => round.direct.p50),
+    directP99: of((round) => round.direct.p99),
+    addedP50: of((round) => round.turn.p50 - round.direct.p50),
+    addedP99: of((round) => round.turn.p99 - round.direct.p99),
+    serverCpuPerTurn: of((round) => round.serverCpuPerTurn),
+  };
+}
+
+export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBenchFigures> {
+  const loadBefore = await loadAverage();
+  const directory = mkdtempSync(join(tmpdir(), 'mango-load-bench-'));
+  const fake = await startFakeProviderProcess({
+    steps: options.steps,
+    tool: 'get_current_datetime',
+    holdMarker: HOLD_MARKER,
+  });
+  let postgres: { stop(): void } | undefined;
+  let databaseUrl: string | undefined;
+  if (options.database === 'postgres') {
+    const { startTestPostgres } = await import('../../apps/api/tests/support/postgres-server');
+    const server = await startTestPostgres();
+    postgres = server;
+    databaseUrl = await server.createDatabase();
+  }
+  const memoryFile = join(directory, 'server-memory.json');
+  const server = await startServerProcess(
+    {
+      MANGO_DATA_DIR: directory,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl('openai-compatible'),
+      OPENAI_COMPATIBLE_API_KEY: 'bench-key',
+      MANGO_MODELS: MODEL,
+      // No per-user limits: one user runs every turn.
+      MANGO_TURNS_PER_MINUTE: '0',
+      MANGO_CONCURRENT_TURNS: '0',
+      MANGO_BENCH_MEMORY_FILE: memoryFile,
+    },
+    {
+      command: [
+        process.execPath,
+        ...(options.profileDirectory
+          ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${options.profileDirectory}`]
+          : []),
+        '--preload',
+        MEMORY_PROBE,
+        SERVER_ENTRY,
+      ],
+      timeoutMs: 120_000,
+    },
+  );
+  try {
+    const apiKey = await signUp(server.url);
+    await fake.captureRequests();
+    await recordOneTurn(server.url, apiKey);
+    const requests = await fake.takeRequests();
+    if (requests.length !== options.steps)
+      throw new Error(
+        `the recorded turn made ${requests.length} model calls, not ${options.steps}`,
+      );
+    const requestsFile = join(directory, 'requests.json');
+    writeFileSync(requestsFile, JSON.stringify(requests.map((request) => request.body)));
+    const base = {
+      serverUrl: server.url,
+      apiKey,
+      model: MODEL,
+      providerBaseUrl: fake.baseUrl('openai-compatible'),
+      requestsFile,
+      steps: options.steps,
+      holdMarker: HOLD_MARKER,
+      serverPid: server.process.pid,
+      memoryFile,
+    };
+    const solo: LoadCase = {
+      concurrency: 1,
+      samplesPerRound: options.soloSamples,
+      rounds: options.soloRounds,
+      spreadMs: 0,
+    };
+    const concurrent: LoadCase = {
+      concurrency: options.concurrency,
+      samplesPerRound: options.concurrency,
+      rounds: options.rounds,
+      spreadMs: options.spreadMs,
+    };
+    // One turn at a time against a fake that answers at once: the server's own time per turn.
+    await fake.setPace(0);
+    const results = await runLoadClient({
+      ...base,
+      cases: [solo],
+      memoryTurns: 0,
+      memorySettleMs: 0,
+    });
+    // Many at once against a fake that takes its time, as a model does: what the server adds
+    // while it carries them all. Then the memory they hold.
+    await fake.setPace(options.paceMs);
+    results.push(
+      ...(await runLoadClient({
+        ...base,
+        cases: [concurrent],
+        memoryTurns: options.concurrency,
+        memorySettleMs: ENDED_TURN_KEPT_MS + 2_000,
+      })),
+    );
+    const rounds = results.filter((result): result is RoundResult => result.type === 'round');
+    const cases = [solo, concurrent];
+    return {
+      cases: cases.map((loadCase) =>
+        figuresOf(
+          loadCase.concurrency,
+          rounds.filter((round) => round.concurrency === loadCase.concurrency),
+        ),
+      ),
+      memory: results.find((result): result is MemoryResult => result.type === 'memory'),
+      loadBefore,
+      loadAfter: await loadAverage(),
+    };
+  } finally {
+    await server.stop();
+    await fake.stop();
+    postgres?.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const ms = (value: number) => value.toFixed(1).padStart(8);
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const kib = (bytes: number) => (bytes / 1024).toFixed(0);
+
+export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigures): void {
+  console.log(
+    `\nTurns over HTTP; fake provider, server (${options.database}) and load client each in a process of its own; ${options.steps} model calls per turn (openai-compatible), ${options.steps - 1} of them calling get_current_datetime`,
+  );
+  console.log(
+    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake pauses ${options.paceMs} ms after each frame, starts spread over ${options.spreadMs} ms`,
+  );
+  console.log(`  load average before ${figures.loadBefore}, after ${figures.loadAfter}`);
+  console.log(
+    '  at once  rounds  turn p50  turn p99  direct p50  direct p99  added p50  added p99  server CPU/turn   (ms; medians over rounds)',
+  );
+  for (const figure of figures.cases) {
+    const target =
+      figure.concurrency === options.concurrency && figure.concurrency > 1
+        ? figure.addedP99 <= 20
+          ? '  (p99 added ≤ 20 ms)'
+          : '  (p99 added OVER 20 ms)'
+        : '';
+    console.log(
+      `  ${String(figure.concurrency).padStart(7)}  ${String(figure.rounds.length).padStart(6)}  ${ms(figure.turnP50)}   ${ms(figure.turnP99)}     ${ms(figure.directP50)}     ${ms(figure.directP99)}    ${ms(figure.addedP50)}    ${ms(figure.addedP99)}  ${ms(figure.serverCpuPerTurn).padStart(15)}${target}`,
+    );
+  }
+  const memory = figures.memory;
+  if (memory) {
+    const heap = (memory.running.heapUsed - memory.idle.heapUsed) / memory.turns;
+    const rss = (memory.running.rss - memory.idle.rss) / memory.turns;
+    console.log(
+      `  memory per running turn (${memory.turns} held running, after a full GC): heap ${kib(heap)} KiB, rss ${kib(rss)} KiB (server heap ${mib(memory.idle.heapUsed)} → ${mib(memory.running.heapUsed)} MiB, rss ${mib(memory.idle.rss)} → ${mib(memory.running.rss)} MiB, peak rss ${mib(memory.running.rssPeak)} MiB)`,
+    );
+  }
+}
+
+if (import.meta.main) {
+  const options = loadBenchOptionsFromEnv();
+  printLoadBench(options, await runLoadBench(options));
+}

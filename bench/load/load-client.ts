@@ -1,0 +1,241 @@
+/**
+ * The load bench's client, in a process of its own (started by
+ * `load-bench.ts`): runs turns over HTTP against the server and, interleaved
+ * round by round, the direct baseline — the provider requests of one recorded
+ * turn sent straight to the fake provider through the same SDK and stream
+ * parser the server's adapter uses. Then holds CONCURRENCY turns running to
+ * measure the server's memory per running turn. Its configuration is one JSON
+ * value in LOAD_CLIENT_CONFIG; it prints one JSON line per measured round and
+ * one for the memory.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import OpenAI from 'openai';
+import { parseChatCompletionsStream } from '../../apps/api/src/services/providers/openai-compatible/parse-stream';
+import { readSseFrames } from '../../apps/api/tests/support/sse-client';
+import { percentile } from './figures';
+import { readServerMemory, type ServerMemory } from './server-memory';
+
+export interface LoadCase {
+  /** Turns (and direct sequences) running at once. */
+  concurrency: number;
+  /** Turns per round: `concurrency` at a time, so a multiple of it. */
+  samplesPerRound: number;
+  rounds: number;
+  /** A batch's starts are spread evenly over this long (0: all at once). */
+  spreadMs: number;
+}
+
+export interface LoadClientConfig {
+  serverUrl: string;
+  apiKey: string;
+  model: string;
+  /** The fake provider's Chat Completions base URL. */
+  providerBaseUrl: string;
+  /** A JSON file holding the request bodies of one turn, in order. */
+  requestsFile: string;
+  /** Model calls per turn. */
+  steps: number;
+  cases: LoadCase[];
+  /** Running turns held for the memory figure (0: none). */
+  memoryTurns: number;
+  /** How long to leave the server idle before its memory is read (ended turns' events expire). */
+  memorySettleMs: number;
+  holdMarker: string;
+  serverPid: number;
+  /** Where the server's memory probe writes what it measured. */
+  memoryFile: string;
+}
+
+export interface RoundResult {
+  type: 'round';
+  concurrency: number;
+  round: number;
+  turn: { p50: number; p99: number };
+  direct: { p50: number; p99: number };
+  /** The server's CPU time (user + system) while the round's turns ran, per turn, ms. */
+  serverCpuPerTurn: number;
+}
+
+export interface MemoryResult {
+  type: 'memory';
+  turns: number;
+  idle: ServerMemory;
+  running: ServerMemory;
+}
+
+const config = JSON.parse(process.env.LOAD_CLIENT_CONFIG ?? 'null') as LoadClientConfig | null;
+if (!config) {
+  console.error('Set LOAD_CLIENT_CONFIG (see bench/load/load-bench.ts).');
+  process.exit(2);
+}
+const { serverUrl, apiKey, steps } = config;
+const bodies = JSON.parse(readFileSync(config.requestsFile, 'utf8')) as Record<string, unknown>[];
+const sdk = new OpenAI({ baseURL: config.providerBaseUrl, apiKey: 'bench-key', maxRetries: 0 });
+
+const call = (path: string, method: string, body?: unknown) =>
+  fetch(`${serverUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+/** Fresh chats, so every turn replays the same history as the recorded one (untimed). */
+async function createChats(count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const response = await call('/api/chats', 'POST', { model: config?.model });
+    if (response.status !== 201)
+      throw new Error(`POST /api/chats: ${response.status} ${await response.text()}`);
+    ids.push(((await response.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
+interface DoneFrame {
+  type: 'done';
+  status: string;
+  iterations: number;
+}
+
+/** Reads a turn's stream until `until` says stop; returns the frames' events. */
+async function followTurn(
+  response: Response,
+  until: (event: { type: string }) => boolean,
+): Promise<{ type: string }[]> {
+  const events: { type: string }[] = [];
+  for await (const frame of readSseFrames(response)) {
+    const event = JSON.parse(frame.data) as { type: string };
+    events.push(event);
+    if (until(event)) break;
+  }
+  return events;
+}
+
+/** The server's CPU time so far (utime + stime of /proc/<pid>/stat), ms. */
+function serverCpuMs(): number {
+  const stat = readFileSync(`/proc/${config?.serverPid}/stat`, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of the file; clock ticks of 10 ms on Linux.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function timedTurn(chatId: string, delayMs: number): Promise<number> {
+  if (delayMs > 0) await Bun.sleep(delayMs);
+  const started = performance.now();
+  const response = await call(`/api/chats/${chatId}/turns`, 'POST', { content: 'Run the steps.' });
+  if (response.status !== 200)
+    throw new Error(`POST turns: ${response.status} ${await response.text()}`);
+  const events = await followTurn(response, (event) => event.type === 'done');
+  const elapsed = performance.now() - started;
+  const done = events.at(-1) as DoneFrame | undefined;
+  if (done?.type !== 'done' || done.status !== 'completed' || done.iterations !== steps)
+    throw new Error(`a bench turn ended ${JSON.stringify(done)}, not completed in ${steps} calls`);
+  return elapsed;
+}
+
+async function timedDirect(delayMs: number): Promise<number> {
+  if (delayMs > 0) await Bun.sleep(delayMs);
+  const started = performance.now();
+  for (const body of bodies) {
+    const stream = await sdk.chat.completions.create(
+      body as unknown as OpenAI.ChatCompletionCreateParamsStreaming,
+    );
+    for await (const event of parseChatCompletionsStream(stream, 'OpenAI-compatible provider'))
+      if (event.type === 'error') throw new Error(`direct request failed: ${event.message}`);
+  }
+  return performance.now() - started;
+}
+
+const print = (result: RoundResult | MemoryResult) => console.log(JSON.stringify(result));
+const summary = (values: number[]) => ({
+  p50: percentile(values, 50),
+  p99: percentile(values, 99),
+});
+
+for (const loadCase of config.cases) {
+  const { concurrency, samplesPerRound, spreadMs } = loadCase;
+  // One unmeasured round warms up both paths (JIT, connection pools, SQLite pages).
+  for (let round = -1; round < loadCase.rounds; round++) {
+    const chats = await createChats(samplesPerRound);
+    const turns: number[] = [];
+    const directs: number[] = [];
+    let serverCpu = 0;
+    // A batch of turns and a batch of direct sequences in turn; which goes first alternates,
+    // so a drift in the machine's load favours neither.
+    for (let start = 0, batch = 0; start < samplesPerRound; start += concurrency, batch++) {
+      const size = Math.min(concurrency, samplesPerRound - start);
+      const delay = (index: number) => (spreadMs * index) / size;
+      const runTurns = async () => {
+        const cpuBefore = serverCpuMs();
+        turns.push(
+          ...(await Promise.all(
+            chats
+              .slice(start, start + size)
+              .map((chatId, index) => timedTurn(chatId, delay(index))),
+          )),
+        );
+        serverCpu += serverCpuMs() - cpuBefore;
+      };
+      const runDirects = async () =>
+        directs.push(
+          ...(await Promise.all(
+            Array.from({ length: size }, (_, index) => timedDirect(delay(index))),
+          )),
+        );
+      if ((round + batch) % 2 === 0) {
+        await runTurns();
+        await runDirects();
+      } else {
+        await runDirects();
+        await runTurns();
+      }
+    }
+    if (round >= 0)
+      print({
+        type: 'round',
+        concurrency,
+        round,
+        turn: summary(turns),
+        direct: summary(directs),
+        serverCpuPerTurn: serverCpu / turns.length,
+      });
+  }
+}
+
+if (config.memoryTurns > 0) {
+  const chats = await createChats(config.memoryTurns);
+  // The events of the turns that ended in the rounds stay in the server's memory for a while;
+  // once they are gone, nothing but the held turns changes between the two readings.
+  await Bun.sleep(config.memorySettleMs);
+  const idle = await readServerMemory(config.serverPid, config.memoryFile);
+  // Every turn runs its tool steps, then its final answer starts and hangs: all are running.
+  const streams = await Promise.all(
+    chats.map(async (chatId) => {
+      const response = await call(`/api/chats/${chatId}/turns`, 'POST', {
+        content: `Run the steps, then ${config.holdMarker}.`,
+      });
+      if (response.status !== 200)
+        throw new Error(`POST turns: ${response.status} ${await response.text()}`);
+      const frames = readSseFrames(response);
+      for (;;) {
+        const next = await frames.next();
+        if (next.done) throw new Error('a held turn ended before its answer started');
+        if ((JSON.parse(next.value.data) as { type: string }).type === 'text_delta') break;
+      }
+      return frames;
+    }),
+  );
+  const running = await readServerMemory(config.serverPid, config.memoryFile);
+  await Promise.all(chats.map((chatId) => call(`/api/chats/${chatId}/turns/cancel`, 'POST')));
+  await Promise.all(
+    streams.map(async (frames) => {
+      for await (const frame of frames)
+        if ((JSON.parse(frame.data) as { type: string }).type === 'done') break;
+    }),
+  );
+  print({ type: 'memory', turns: config.memoryTurns, idle, running });
+}
+rmSync(config.memoryFile, { force: true });

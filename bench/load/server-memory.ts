@@ -1,0 +1,36 @@
+/**
+ * The server's memory as the load bench reads it: what the preloaded probe
+ * (`server-memory-probe.ts`) measures inside the server after a full garbage
+ * collection, and the resident set the kernel reports for the process.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+export interface ServerMemory {
+  /** Live JavaScript heap after a full collection, in bytes. */
+  heapUsed: number;
+  /** Resident set (VmRSS) once collected, in bytes. */
+  rss: number;
+  /** The resident set's high-water mark (VmHWM) so far, in bytes. */
+  rssPeak: number;
+}
+
+/** A `/proc/<pid>/status` field given in kB, in bytes. */
+function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'latin1');
+  const kilobytes = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1];
+  if (kilobytes === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(kilobytes) * 1024;
+}
+
+export async function readServerMemory(pid: number, file: string): Promise<ServerMemory> {
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  const deadline = performance.now() + 10_000;
+  while (!existsSync(file)) {
+    if (performance.now() > deadline)
+      throw new Error(`the server's memory probe wrote nothing to ${file} within 10 s`);
+    await Bun.sleep(5);
+  }
+  const { heapUsed } = JSON.parse(readFileSync(file, 'utf8')) as { heapUsed: number };
+  return { heapUsed, rss: statusBytes(pid, 'VmRSS'), rssPeak: statusBytes(pid, 'VmHWM') };
+}
