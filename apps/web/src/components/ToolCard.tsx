@@ -6,7 +6,7 @@
  */
 import type { ToolCallCard } from '@mango/shared';
 import { useState } from 'preact/hooks';
-import { highlight } from '../lib/markdown';
+import { highlight } from '../lib/markdown-html';
 
 const RESULT_PREVIEW_CHARS = 2000;
 

@@ -11,6 +11,7 @@ import { ChatOptions } from '../components/ChatOptions';
 import { MessageList } from '../components/MessageList';
 import { api, messageOf } from '../lib/api';
 import { ChatSession, type SessionSnapshot } from '../lib/chat-session';
+import { warmUpMarkdown } from '../lib/markdown';
 import { navigate } from '../lib/router';
 import { useStickToBottom } from '../lib/stick-to-bottom';
 
@@ -51,7 +52,7 @@ export function ChatPage({
     onChatsChanged();
     void api<Chat>(`/api/chats/${encodeURIComponent(chatId)}`).then(setChat, () => {});
   });
-  const { ref, showJump, jump } = useStickToBottom(snapshot.view);
+  const { ref, showJump, jump } = useStickToBottom();
 
   useEffect(() => {
     setChat(undefined);
@@ -60,6 +61,11 @@ export function ChatPage({
       .then(setChat)
       .catch((error) => setLoadProblem(messageOf(error)));
   }, [chatId]);
+
+  // Once the chat is shown, while the reader types: the markdown code gets ready for the reply.
+  useEffect(() => {
+    if (snapshot.state === 'idle') warmUpMarkdown();
+  }, [snapshot.state]);
 
   const running = snapshot.state !== 'idle' && snapshot.state !== 'loading';
   useEffect(() => {
