@@ -5,8 +5,9 @@
  * (and the inspector's payload equal to what the turn sends), a card going
  * running → succeeded, reload and two tabs mid-turn, a connection cut
  * mid-turn, sanitised markdown, Stop, a provider error with Retry, a refused
- * turn, a generated image, a failed call and the iteration limit; a long
- * reply that arrives at once, drawn whole and followed to its end. Every page
+ * turn, a generated image, a failed call and the iteration limit; a chat
+ * opened by its URL asking for what it shows once each; a long reply that
+ * arrives at once, drawn whole and followed to its end. Every page
  * is watched for uncaught errors, console errors, failed requests and 5xx
  * answers.
  */
@@ -283,6 +284,32 @@ describe('the web UI in a browser: chats and turns', () => {
     expect((await error.innerText()).length).toBeGreaterThan(20);
     expect(h.fake.requests('openai').at(-1)?.body.tool_choice).toBe('none');
     await idle(page);
+    expect(h.problems()).toEqual([]);
+  }, 30_000);
+
+  test("a chat opened by its URL asks for the session, the chat list, the chat and its messages once each", async () => {
+    await h.signedInContext();
+    const first = await h.openPage('/');
+    const chatId = await newChat(first);
+    await first.close();
+    const context = h.context;
+    if (!context) throw new Error('no context');
+    const asked = new Map<string, number>();
+    context.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/api/')) asked.set(path, (asked.get(path) ?? 0) + 1);
+    });
+    const page = await h.openPage(`/chats/${chatId}`);
+    await idle(page);
+    await expectValue(page, 'model-picker', 'openai:gpt-5');
+    // The session's answer comes from the page's preload, taken by the app's own read.
+    expect(Object.fromEntries(asked)).toEqual({
+      '/api/auth/get-session': 1,
+      '/api/chats': 1,
+      [`/api/chats/${chatId}`]: 1,
+      [`/api/chats/${chatId}/messages`]: 1,
+      '/api/models': 1,
+    });
     expect(h.problems()).toEqual([]);
   }, 30_000);
 
