@@ -4,16 +4,22 @@
  * - bundle: the JavaScript and CSS the chat route loads, raw and gzipped
  *   (target: JavaScript ≤ 200 KB gzipped);
  * - first load: from navigation to the chat page ready (`data-state="idle"`,
- *   its messages drawn), each in a fresh browser context (no cache), against
- *   the same navigation to a bare page of the same size from the same server
- *   (target: ≤ 300 ms);
+ *   its messages drawn), each in a fresh browser context (no cache), by the
+ *   page's own clock (a MutationObserver notes `performance.now()`, counted
+ *   from navigation start; target: ≤ 300 ms), and as the driver saw it (from
+ *   `goto` to the answer of an evaluate that waits for it), against a
+ *   navigation to a small JSON route of the same server;
  * - streaming: a turn of DELTAS text deltas from the fake provider; how long
  *   after the stream's last frame reaches the page the last delta is on screen
  *   (target ≤ 100 ms), and the long tasks meanwhile (target: none over 50 ms).
  *
+ * The machine's load average is printed with the figures: on a shared
+ * machine, other processes stretch every task.
+ *
  *   npm run bench:web                      (LOADS=10 DELTAS=10000)
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Chat } from '@mango/shared';
@@ -28,11 +34,17 @@ const LOADS = Number(process.env.LOADS ?? 10);
 const DELTAS = Number(process.env.DELTAS ?? 10_000);
 const MARKER = 'END-OF-THE-STREAM';
 
+const load = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')}`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
+
+console.log(`start: ${load()}`);
 
 // Bundle.
 const web = await ensureWebBuild();
@@ -77,10 +89,30 @@ const browser = await launchBrowser();
 
 // First loads, each in a fresh context, interleaved with the baseline.
 const loads: number[] = [];
+const driverLoads: number[] = [];
 const baselines: number[] = [];
 for (let round = 0; round < LOADS; round++) {
   const context = await browser.newContext();
   await context.addCookies(cookies);
+  // The page's clock when the chat is ready (measured in the page, so the driver's own work in
+  // the page, such as its selector engine, is not part of it).
+  await context.addInitScript(() => {
+    const ready = new Promise<number>((resolve) => {
+      const isReady = () => document.querySelector('[data-testid="chat"][data-state="idle"]');
+      const observer = new MutationObserver(() => {
+        if (!isReady()) return;
+        observer.disconnect();
+        resolve(performance.now());
+      });
+      observer.observe(document, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeFilter: ['data-state'],
+      });
+    });
+    (window as unknown as { chatReady: Promise<number> }).chatReady = ready;
+  });
   const tab = await context.newPage();
   // The baseline: a navigation to a small JSON route of the same server, same context.
   let started = Date.now();
@@ -88,12 +120,15 @@ for (let round = 0; round < LOADS; round++) {
   baselines.push(Date.now() - started);
   started = Date.now();
   await tab.goto(`${app.url}/chats/${chat.id}`);
-  await tab.locator('[data-testid="chat"][data-state="idle"]').waitFor();
-  loads.push(Date.now() - started);
+  loads.push(
+    await tab.evaluate(() => (window as unknown as { chatReady: Promise<number> }).chatReady),
+  );
+  driverLoads.push(Date.now() - started);
   await context.close();
 }
+const ms = (values: number[], p: number) => `${percentile(values, p).toFixed(0)} ms`;
 console.log(
-  `first load of /chats/:id to ready: median ${percentile(loads, 50).toFixed(0)} ms, p90 ${percentile(loads, 90).toFixed(0)} ms (target ≤ 300); baseline, a navigation to GET /api/health: median ${percentile(baselines, 50).toFixed(0)} ms`,
+  `first load of /chats/:id to ready, in the page from navigation start: median ${ms(loads, 50)}, p90 ${ms(loads, 90)} (target ≤ 300); as the driver saw it: median ${ms(driverLoads, 50)}, p90 ${ms(driverLoads, 90)}; baseline, a navigation to GET /api/health: median ${ms(baselines, 50)}; ${load()}`,
 );
 
 // Streaming DELTAS text deltas.
@@ -169,7 +204,7 @@ const probe = await tab.evaluate(
 const streamMs = Date.now() - startedAt;
 const longest = Math.max(0, ...probe.longTasks);
 console.log(
-  `streaming ${DELTAS} deltas (${kb(text.length)} of text, ${probe.frames} network reads, ${streamMs} ms in all): last delta on screen ${(probe.shownAt - probe.arrivedAt).toFixed(0)} ms after it arrived (target ≤ 100); long tasks: ${probe.longTasks.length}, longest ${longest.toFixed(0)} ms (target ≤ 50)`,
+  `streaming ${DELTAS} deltas (${kb(text.length)} of text, ${probe.frames} network reads, ${streamMs} ms in all): last delta on screen ${(probe.shownAt - probe.arrivedAt).toFixed(0)} ms after it arrived (target ≤ 100); long tasks: ${probe.longTasks.length}, longest ${longest.toFixed(0)} ms (target ≤ 50); ${load()}`,
 );
 
 await context.close();
