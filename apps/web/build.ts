@@ -76,6 +76,8 @@ export async function buildWeb(outdir: string): Promise<{ files: string[] }> {
     minify: true,
     publicPath: '/',
     target: 'browser',
+    // The markdown renderer is a chunk of its own, loaded beside the first requests.
+    splitting: true,
     naming: {
       entry: '[name].[ext]',
       chunk: 'assets/[name]-[hash].[ext]',

@@ -1,8 +1,9 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { lexMarkdown, onCopyClick, renderMarkdownTokens } from '../lib/markdown';
+import { onCopyClick } from '../lib/clipboard';
 import { createMarkdownBlocks } from '../lib/markdown-blocks';
 import { createProgressiveMarkdown } from '../lib/progressive-markdown';
 import { createRenderBudget } from '../lib/render-budget';
+import { useMarkdownRenderer } from './use-markdown';
 
 /** Shared by every message on the page: a rendering pass draws markdown for about this long. */
 const budget = createRenderBudget(6);
@@ -16,24 +17,27 @@ function Block({ html }: { html: string }) {
 /**
  * Sanitised markdown; code blocks highlighted, each with a copy button. The text is drawn block
  * by block, so while a reply streams only its open end is lexed and drawn again; much text at
- * once is drawn in several passes, each a task of its own (lib/progressive-markdown.ts).
+ * once is drawn in several passes, each a task of its own (lib/progressive-markdown.ts). Nothing
+ * is drawn until the renderer's chunk has loaded (the chat page waits for it, lib/markdown-loader.ts).
  */
 export function Markdown({ text }: { text: string }) {
+  const renderer = useMarkdownRenderer();
   const draw = useMemo(
     () =>
+      renderer &&
       createProgressiveMarkdown({
-        split: createMarkdownBlocks(lexMarkdown),
-        render: renderMarkdownTokens,
+        split: createMarkdownBlocks(renderer.lexMarkdown),
+        render: renderer.renderMarkdownTokens,
         hasTime: budget.hasTime,
       }),
-    [],
+    [renderer],
   );
-  const drawing = draw(text);
+  const drawing = draw?.(text);
   const [, setPass] = useState(0);
   // The rest in a task of its own, right after this one: the page can paint and take input in
   // between, and catching up is not held to one pass per frame.
   useLayoutEffect(() => {
-    if (drawing.done) return;
+    if (!drawing || drawing.done) return;
     const next = setTimeout(() => setPass((count) => count + 1), 0);
     return () => clearTimeout(next);
   });
@@ -48,7 +52,7 @@ export function Markdown({ text }: { text: string }) {
   }, []);
   return (
     <div ref={ref} class="markdown">
-      {drawing.html.map((html, index) => (
+      {drawing?.html.map((html, index) => (
         <Block html={html} key={index} />
       ))}
     </div>

@@ -1,13 +1,17 @@
 /**
  * Markdown to safe HTML: marked's HTML (`lib/markdown-html.ts`) sanitised by
  * DOMPurify — model output is untrusted, so no script, handler or foreign
- * frame survives. Links open in a new tab without an opener.
+ * frame survives. Links open in a new tab without an opener. This module and
+ * what it imports (marked, highlight.js, DOMPurify: most of the page's code)
+ * are a chunk of their own, loaded beside the page's first requests
+ * (`lib/markdown-loader.ts`), so the page does not evaluate them before it
+ * can show itself.
  */
 import DOMPurify from 'dompurify';
 import type { Token } from 'marked';
-import { lexMarkdown, tokensToHtml } from './markdown-html';
+import { highlight, lexMarkdown, tokensToHtml } from './markdown-html';
 
-export { lexMarkdown };
+export { highlight, lexMarkdown };
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A' && node.getAttribute('href')) {
@@ -56,29 +60,4 @@ export function warmUpMarkdown(): void {
     whenIdle(next);
   };
   whenIdle(next);
-}
-
-/** The copy buttons of rendered code blocks (one listener on the container). */
-export async function onCopyClick(event: MouseEvent): Promise<void> {
-  const button = (event.target as Element | null)?.closest?.('button[data-copy]');
-  if (!button) return;
-  const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
-  await copyText(code);
-  button.textContent = 'Copied';
-  setTimeout(() => {
-    button.textContent = 'Copy';
-  }, 1500);
-}
-
-export async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const area = document.createElement('textarea');
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    document.execCommand('copy');
-    area.remove();
-  }
 }

@@ -9,9 +9,9 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CapabilitiesPanel } from '../components/CapabilitiesPanel';
 import { ChatOptions } from '../components/ChatOptions';
 import { MessageList } from '../components/MessageList';
+import { useMarkdownRenderer } from '../components/use-markdown';
 import { api, messageOf } from '../lib/api';
 import { ChatSession, type SessionSnapshot } from '../lib/chat-session';
-import { warmUpMarkdown } from '../lib/markdown';
 import { navigate } from '../lib/router';
 import { useStickToBottom } from '../lib/stick-to-bottom';
 
@@ -62,10 +62,16 @@ export function ChatPage({
       .catch((error) => setLoadProblem(messageOf(error)));
   }, [chatId]);
 
+  const renderer = useMarkdownRenderer();
   // Once the chat is shown, while the reader types: the markdown code gets ready for the reply.
   useEffect(() => {
-    if (snapshot.state === 'idle') warmUpMarkdown();
-  }, [snapshot.state]);
+    if (snapshot.state === 'idle') renderer?.warmUpMarkdown();
+  }, [snapshot.state, renderer]);
+  // A chat with messages is ready once they can be drawn (the renderer's chunk is in).
+  const state =
+    snapshot.state === 'idle' && !renderer && snapshot.view.messages.length > 0
+      ? 'loading'
+      : snapshot.state;
 
   const running = snapshot.state !== 'idle' && snapshot.state !== 'loading';
   useEffect(() => {
@@ -124,11 +130,7 @@ export function ChatPage({
   const retry = retryText ? () => send(retryText) : undefined;
 
   return (
-    <div
-      class={`chat-page${inspector ? ' with-panel' : ''}`}
-      data-testid="chat"
-      data-state={snapshot.state}
-    >
+    <div class={`chat-page${inspector ? ' with-panel' : ''}`} data-testid="chat" data-state={state}>
       <div class="chat-main">
         <header class="chat-header">
           {renaming ? (
