@@ -70,6 +70,7 @@ const built = await Bun.build({
   minify: { whitespace: true, syntax: true, identifiers: false },
   publicPath: '/',
   target: 'browser',
+  splitting: true,
   naming: {
     entry: '[name].[ext]',
     chunk: 'assets/[name]-[hash].[ext]',
