@@ -14,9 +14,9 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Chat } from '@mango/shared';
-import { WEB_ROOT } from '@mango/web/build';
+import { preloadChunks, WEB_ROOT } from '@mango/web/build';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
 import { closeBrowser, launchBrowser } from '../apps/api/tests/support/browser';
@@ -79,6 +79,10 @@ const built = await Bun.build({
   define: { 'process.env.NODE_ENV': '"production"' },
 });
 if (!built.success) throw new Error(built.logs.map(String).join('\n'));
+preloadChunks(
+  join(temp, 'web'),
+  built.outputs.map((output) => relative(join(temp, 'web'), output.path)),
+);
 
 const fake = await startFakeProviderServer();
 fake.serveModels('openai', { models: [{ id: 'gpt-5' }] });

@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { loadMarkdown, type MarkdownRenderer, markdownRenderer } from '../lib/markdown-loader';
 
-/** The markdown renderer; undefined until it has loaded (the component renders again then). */
-export function useMarkdownRenderer(): MarkdownRenderer | undefined {
+/**
+ * The markdown renderer; undefined until it has loaded (the component renders again then). With
+ * `load` false it is not asked for yet.
+ */
+export function useMarkdownRenderer(load = true): MarkdownRenderer | undefined {
   const [renderer, setRenderer] = useState(markdownRenderer);
   useEffect(() => {
-    if (!renderer) void loadMarkdown().then(setRenderer);
-  }, [renderer]);
+    if (load && !renderer) void loadMarkdown().then(setRenderer);
+  }, [load, renderer]);
   return renderer;
 }

@@ -1,7 +1,9 @@
 /**
- * The markdown renderer (`lib/markdown.ts`) is loaded on its own, as soon as
- * the page starts (`bootstrap.ts`), while the page's first requests travel.
- * Imports nothing, so it runs first.
+ * The markdown renderer (`lib/markdown.ts`) is a chunk of its own. Its file
+ * is fetched with the page (`index.html` names it in a modulepreload, added by
+ * `build.ts`); it is evaluated when something is to be drawn with it, or once
+ * a chat is shown, so its evaluation does not hold up the page's first
+ * answers.
  */
 export type MarkdownRenderer = typeof import('./markdown');
 

@@ -62,7 +62,10 @@ export function ChatPage({
       .catch((error) => setLoadProblem(messageOf(error)));
   }, [chatId]);
 
-  const renderer = useMarkdownRenderer();
+  // Loaded when there is something to draw, or once the chat is shown (for the reply to come).
+  const renderer = useMarkdownRenderer(
+    snapshot.state === 'idle' || snapshot.view.messages.length > 0,
+  );
   // Once the chat is shown, while the reader types: the markdown code gets ready for the reply.
   useEffect(() => {
     if (snapshot.state === 'idle') renderer?.warmUpMarkdown();
