@@ -11,6 +11,8 @@ export interface TraceEvent {
   dur?: number;
   /** Thread (CPU) time of the event: what it cost, however long the thread waited meanwhile. */
   tdur?: number;
+  /** Thread clock at the event (begin and end events carry it instead of `tdur`). */
+  tts?: number;
   pid: number;
   tid: number;
   id?: string;
@@ -134,4 +136,25 @@ export function topFunctions(
       .map(([name, us]) => `      ${ms(us).padStart(6)} ms  ${name}`)
       .join('\n');
   return `    self:\n${list(self)}\n    total (inclusive):\n${list(total)}`;
+}
+
+/**
+ * The CPU (thread) time of each `name` event on the given threads, in milliseconds, longest first:
+ * complete events (`X`, their `tdur`) and begin/end pairs (`B`/`E`, the difference of their `tts`).
+ */
+export function cpuTimes(events: TraceEvent[], name: string, threads: Set<string>): number[] {
+  const times: number[] = [];
+  const open = new Map<string, TraceEvent[]>();
+  for (const event of [...events].sort((a, b) => a.ts - b.ts)) {
+    const thread = `${event.pid}:${event.tid}`;
+    if (event.name !== name || !threads.has(thread)) continue;
+    if (event.ph === 'X') times.push((event.tdur ?? 0) / 1000);
+    else if (event.ph === 'B') open.set(thread, [...(open.get(thread) ?? []), event]);
+    else if (event.ph === 'E') {
+      const begun = open.get(thread)?.pop();
+      if (begun?.tts !== undefined && event.tts !== undefined)
+        times.push((event.tts - begun.tts) / 1000);
+    }
+  }
+  return times.sort((a, b) => b - a);
 }
