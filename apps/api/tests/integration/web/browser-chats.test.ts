@@ -287,7 +287,7 @@ describe('the web UI in a browser: chats and turns', () => {
     expect(h.problems()).toEqual([]);
   }, 30_000);
 
-  test("a chat opened by its URL asks for the session, the chat list, the chat and its messages once each", async () => {
+  test('a chat opened by its URL asks for the session, the chat list, the chat and its messages once each', async () => {
     await h.signedInContext();
     const first = await h.openPage('/');
     const chatId = await newChat(first);
