@@ -8,6 +8,20 @@ import { useMarkdownRenderer } from './use-markdown';
 /** Shared by every message on the page: a rendering pass draws markdown for about this long. */
 const budget = createRenderBudget(6);
 
+/**
+ * Runs the callback in a task of its own as soon as the page is free: a message to itself, which
+ * unlike a nested `setTimeout(…, 0)` is not held back 4 ms. Returns a cancel function.
+ */
+function afterThisTask(callback: () => void): () => void {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    callback();
+  };
+  channel.port2.postMessage(undefined);
+  return () => channel.port1.close();
+}
+
 /** One block's HTML, which DOMPurify sanitised (lib/markdown.ts). */
 function Block({ html }: { html: string }) {
   if (html === '') return null;
@@ -38,8 +52,7 @@ export function Markdown({ text }: { text: string }) {
   // between, and catching up is not held to one pass per frame.
   useLayoutEffect(() => {
     if (!drawing || drawing.done) return;
-    const next = setTimeout(() => setPass((count) => count + 1), 0);
-    return () => clearTimeout(next);
+    return afterThisTask(() => setPass((count) => count + 1));
   });
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
