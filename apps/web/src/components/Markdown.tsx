@@ -1,26 +1,13 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { onCopyClick } from '../lib/clipboard';
 import { createMarkdownBlocks } from '../lib/markdown-blocks';
+import { afterThisTask } from '../lib/next-task';
 import { createProgressiveMarkdown } from '../lib/progressive-markdown';
 import { createRenderBudget } from '../lib/render-budget';
 import { useMarkdownRenderer } from './use-markdown';
 
 /** Shared by every message on the page: a rendering pass draws markdown for about this long. */
 const budget = createRenderBudget(6);
-
-/**
- * Runs the callback in a task of its own as soon as the page is free: a message to itself, which
- * unlike a nested `setTimeout(…, 0)` is not held back 4 ms. Returns a cancel function.
- */
-function afterThisTask(callback: () => void): () => void {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => {
-    channel.port1.close();
-    callback();
-  };
-  channel.port2.postMessage(undefined);
-  return () => channel.port1.close();
-}
 
 /** One block's HTML, which DOMPurify sanitised (lib/markdown.ts). */
 function Block({ html }: { html: string }) {
