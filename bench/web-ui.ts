@@ -4,16 +4,22 @@
  * - bundle: the JavaScript and CSS the chat route loads, raw and gzipped
  *   (target: JavaScript ≤ 200 KB gzipped);
  * - first load: from navigation to the chat page ready (`data-state="idle"`,
- *   its messages drawn), each in a fresh browser context (no cache), against
- *   the same navigation to a bare page of the same size from the same server
- *   (target: ≤ 300 ms);
+ *   its messages drawn), each in a fresh browser context (no cache), by the
+ *   page's own clock (a MutationObserver notes `performance.now()`, counted
+ *   from navigation start; target: ≤ 300 ms), and as the driver saw it (from
+ *   `goto` to the answer of an evaluate that waits for it), against a
+ *   navigation to a small JSON route of the same server;
  * - streaming: a turn of DELTAS text deltas from the fake provider; how long
  *   after the stream's last frame reaches the page the last delta is on screen
  *   (target ≤ 100 ms), and the long tasks meanwhile (target: none over 50 ms).
  *
+ * The machine's load average is printed with the figures: on a shared
+ * machine, other processes stretch every task.
+ *
  *   npm run bench:web                      (LOADS=10 DELTAS=10000)
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Chat } from '@mango/shared';
@@ -23,21 +29,29 @@ import { closeBrowser, launchBrowser } from '../apps/api/tests/support/browser';
 import { startFakeProviderServer } from '../apps/api/tests/support/fake-provider';
 import { startTestApp } from '../apps/api/tests/support/test-app';
 import { createTestDatabase } from '../apps/api/tests/support/test-databases';
+import { cpuTimes, mainThreads, type TraceEvent } from './chrome-trace';
 
 const LOADS = Number(process.env.LOADS ?? 10);
 const DELTAS = Number(process.env.DELTAS ?? 10_000);
 const MARKER = 'END-OF-THE-STREAM';
 
+const load = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')}`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
 
+console.log(`start: ${load()}`);
+
 // Bundle.
 const web = await ensureWebBuild();
-const page = readFileSync(join(web.directory, 'index.html'), 'utf8');
-const assets = [...page.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1] as string);
+// What the chat route loads: the page's script and style, and the chunk the script imports at
+// once (the markdown renderer) — every file under assets/.
+const assets = readdirSync(join(web.directory, 'assets')).map((name) => `assets/${name}`);
 let js = 0;
 let jsGzip = 0;
 let css = 0;
@@ -46,9 +60,11 @@ for (const asset of assets) {
   if (asset.endsWith('.js')) {
     js += bytes.length;
     jsGzip += gzipSync(bytes).length;
-  } else css += bytes.length;
+  } else if (asset.endsWith('.css')) css += bytes.length;
 }
-console.log(`bundle: JavaScript ${kb(js)} (${kb(jsGzip)} gzipped), CSS ${kb(css)}`);
+console.log(
+  `bundle: JavaScript ${kb(js)} (${kb(jsGzip)} gzipped) in ${assets.filter((asset) => asset.endsWith('.js')).length} files, CSS ${kb(css)}`,
+);
 
 // A server with the UI and the fake provider.
 const fake = await startFakeProviderServer();
@@ -77,10 +93,30 @@ const browser = await launchBrowser();
 
 // First loads, each in a fresh context, interleaved with the baseline.
 const loads: number[] = [];
+const driverLoads: number[] = [];
 const baselines: number[] = [];
 for (let round = 0; round < LOADS; round++) {
   const context = await browser.newContext();
   await context.addCookies(cookies);
+  // The page's clock when the chat is ready (measured in the page, so the driver's own work in
+  // the page, such as its selector engine, is not part of it).
+  await context.addInitScript(() => {
+    const ready = new Promise<number>((resolve) => {
+      const isReady = () => document.querySelector('[data-testid="chat"][data-state="idle"]');
+      const observer = new MutationObserver(() => {
+        if (!isReady()) return;
+        observer.disconnect();
+        resolve(performance.now());
+      });
+      observer.observe(document, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeFilter: ['data-state'],
+      });
+    });
+    (window as unknown as { chatReady: Promise<number> }).chatReady = ready;
+  });
   const tab = await context.newPage();
   // The baseline: a navigation to a small JSON route of the same server, same context.
   let started = Date.now();
@@ -88,12 +124,15 @@ for (let round = 0; round < LOADS; round++) {
   baselines.push(Date.now() - started);
   started = Date.now();
   await tab.goto(`${app.url}/chats/${chat.id}`);
-  await tab.locator('[data-testid="chat"][data-state="idle"]').waitFor();
-  loads.push(Date.now() - started);
+  loads.push(
+    await tab.evaluate(() => (window as unknown as { chatReady: Promise<number> }).chatReady),
+  );
+  driverLoads.push(Date.now() - started);
   await context.close();
 }
+const ms = (values: number[], p: number) => `${percentile(values, p).toFixed(0)} ms`;
 console.log(
-  `first load of /chats/:id to ready: median ${percentile(loads, 50).toFixed(0)} ms, p90 ${percentile(loads, 90).toFixed(0)} ms (target ≤ 300); baseline, a navigation to GET /api/health: median ${percentile(baselines, 50).toFixed(0)} ms`,
+  `first load of /chats/:id to ready, in the page from navigation start: median ${ms(loads, 50)}, p90 ${ms(loads, 90)} (target ≤ 300); as the driver saw it: median ${ms(driverLoads, 50)}, p90 ${ms(driverLoads, 90)}; baseline, a navigation to GET /api/health: median ${ms(baselines, 50)}; ${load()}`,
 );
 
 // Streaming DELTAS text deltas.
@@ -150,6 +189,18 @@ await tab.locator('[data-testid="chat"][data-state="idle"]').waitFor();
 await tab.evaluate(() => {
   (window as unknown as { probe: { longTasks: number[] } }).probe.longTasks.length = 0;
 });
+// A light trace of the page's tasks meanwhile, for their CPU time (thread time): on a busy machine a
+// task's wall time also counts the time its thread waited for a core.
+const cdp = await context.newCDPSession(tab);
+const traced: TraceEvent[] = [];
+cdp.on('Tracing.dataCollected', ({ value }) => traced.push(...(value as unknown as TraceEvent[])));
+const traceDone = new Promise<void>((resolve) =>
+  cdp.once('Tracing.tracingComplete', () => resolve()),
+);
+await cdp.send('Tracing.start', {
+  transferMode: 'ReportEvents',
+  traceConfig: { includedCategories: ['toplevel', '__metadata'] },
+});
 const startedAt = Date.now();
 await tab.getByTestId('composer').fill('Stream a long answer.');
 await tab.getByTestId('composer').press('Enter');
@@ -167,9 +218,17 @@ const probe = await tab.evaluate(
     ).probe,
 );
 const streamMs = Date.now() - startedAt;
+await cdp.send('Tracing.end');
+await traceDone;
+const threads = mainThreads(traced);
+// The top-level task event of the `toplevel` category.
+const taskCpu = cpuTimes(traced, 'ThreadControllerImpl::RunTask', threads);
 const longest = Math.max(0, ...probe.longTasks);
 console.log(
-  `streaming ${DELTAS} deltas (${kb(text.length)} of text, ${probe.frames} network reads, ${streamMs} ms in all): last delta on screen ${(probe.shownAt - probe.arrivedAt).toFixed(0)} ms after it arrived (target ≤ 100); long tasks: ${probe.longTasks.length}, longest ${longest.toFixed(0)} ms (target ≤ 50)`,
+  `streaming ${DELTAS} deltas (${kb(text.length)} of text, ${probe.frames} network reads, ${streamMs} ms in all): last delta on screen ${(probe.shownAt - probe.arrivedAt).toFixed(0)} ms after it arrived (target ≤ 100); long tasks: ${probe.longTasks.length}, longest ${longest.toFixed(0)} ms (target ≤ 50); the page's tasks by CPU time: longest ${taskCpu
+    .slice(0, 3)
+    .map((value) => value.toFixed(0))
+    .join(', ')} ms, ${taskCpu.filter((value) => value > 50).length} over 50; ${load()}`,
 );
 
 await context.close();

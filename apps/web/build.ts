@@ -24,6 +24,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
@@ -76,6 +77,8 @@ export async function buildWeb(outdir: string): Promise<{ files: string[] }> {
     minify: true,
     publicPath: '/',
     target: 'browser',
+    // The markdown renderer is a chunk of its own, loaded beside the first requests.
+    splitting: true,
     naming: {
       entry: '[name].[ext]',
       chunk: 'assets/[name]-[hash].[ext]',
@@ -88,7 +91,24 @@ export async function buildWeb(outdir: string): Promise<{ files: string[] }> {
     const messages = result.logs.map((log) => String(log)).join('\n');
     throw new WebBuildError(`The web UI failed to build:\n${messages}`);
   }
-  return { files: result.outputs.map((output) => relative(outdir, output.path)).sort() };
+  const files = result.outputs.map((output) => relative(outdir, output.path)).sort();
+  preloadChunks(outdir, files);
+  return { files };
+}
+
+/**
+ * Names in `index.html` the scripts the page imports later (the markdown renderer), as
+ * modulepreloads, so they are fetched with the page rather than when first needed.
+ */
+export function preloadChunks(outdir: string, files: string[]): void {
+  const page = join(outdir, 'index.html');
+  const html = readFileSync(page, 'utf8');
+  const links = files
+    .filter((file) => file.startsWith('assets/') && file.endsWith('.js'))
+    .filter((file) => !html.includes(`/${file}"`))
+    .map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`)
+    .join('');
+  writeFileSync(page, html.replace('</head>', `${links}</head>`));
 }
 
 export interface EnsuredWebBuild {

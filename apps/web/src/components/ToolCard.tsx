@@ -6,7 +6,7 @@
  */
 import type { ToolCallCard } from '@mango/shared';
 import { useState } from 'preact/hooks';
-import { highlight } from '../lib/markdown';
+import { useMarkdownRenderer } from './use-markdown';
 
 const RESULT_PREVIEW_CHARS = 2000;
 
@@ -48,6 +48,8 @@ function glimpse(argumentsText: string): string {
 
 export function ToolCard({ call }: { call: ToolCallCard }) {
   const [showAll, setShowAll] = useState(false);
+  // Highlights the arguments once the markdown renderer's chunk is in (plain text before).
+  const renderer = useMarkdownRenderer();
   const server = call.name.startsWith('mcp__') ? call.name.split('__')[1] : undefined;
   const error = call.result?.isError ? errorOf(call.result.content) : undefined;
   const result = call.result && !call.result.isError ? prettyJson(call.result.content) : undefined;
@@ -78,12 +80,16 @@ export function ToolCard({ call }: { call: ToolCallCard }) {
         <div class="tool-body">
           <h4>Arguments</h4>
           <pre class="json">
-            <code
-              class="hljs"
-              dangerouslySetInnerHTML={{
-                __html: highlight(prettyJson(call.arguments) || '{}', 'json'),
-              }}
-            />
+            {renderer ? (
+              <code
+                class="hljs"
+                dangerouslySetInnerHTML={{
+                  __html: renderer.highlight(prettyJson(call.arguments) || '{}', 'json'),
+                }}
+              />
+            ) : (
+              <code class="hljs">{prettyJson(call.arguments) || '{}'}</code>
+            )}
           </pre>
           {call.progress && call.status === 'running' && (
             <p class="tool-progress" data-testid="tool-progress">

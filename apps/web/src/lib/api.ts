@@ -4,6 +4,7 @@
  * server's `{ error: { code, message } }`, so pages show the message, never
  * raw JSON.
  */
+import { GET_HEADERS, takePrefetched } from './prefetch';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -49,17 +50,23 @@ export interface RequestOptions {
 }
 
 export async function request(path: string, options: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  const headers: Record<string, string> = { ...GET_HEADERS, ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const method = options.method ?? (options.body === undefined ? 'GET' : 'POST');
+  // A plain GET the page sent at start (lib/prefetch.ts) takes that answer.
+  const early =
+    method === 'GET' && options.headers === undefined ? takePrefetched(path) : undefined;
   let response: Response;
   try {
-    response = await fetch(path, {
-      method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
-      headers,
-      credentials: 'same-origin',
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    response = await (early ??
+      fetch(path, {
+        method,
+        headers,
+        credentials: 'same-origin',
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      }));
+    options.signal?.throwIfAborted();
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(0, 'connection_failed', 'The server could not be reached. Is it running?');

@@ -1,70 +1,17 @@
 /**
- * Markdown to safe HTML: GitHub-flavoured markdown by `marked`, fenced code
- * highlighted by highlight.js (a fixed set of common languages, to keep the
- * bundle small) with a copy button, and the result sanitised by DOMPurify —
- * model output is untrusted, so no script, handler or foreign frame survives.
- * Links open in a new tab without an opener.
+ * Markdown to safe HTML: marked's HTML (`lib/markdown-html.ts`) sanitised by
+ * DOMPurify — model output is untrusted, so no script, handler or foreign
+ * frame survives. Links open in a new tab without an opener. This module and
+ * what it imports (marked, highlight.js, DOMPurify: most of the page's code)
+ * are a chunk of their own, loaded beside the page's first requests
+ * (`lib/markdown-loader.ts`), so the page does not evaluate them before it
+ * can show itself.
  */
 import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import sql from 'highlight.js/lib/languages/sql';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
-import { Marked } from 'marked';
+import type { Token } from 'marked';
+import { highlight, lexMarkdown, tokensToHtml } from './markdown-html';
 
-const LANGUAGES = {
-  bash,
-  css,
-  diff,
-  go,
-  javascript,
-  json,
-  markdown,
-  python,
-  rust,
-  sql,
-  typescript,
-  xml,
-  yaml,
-};
-for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
-hljs.registerAliases(['sh', 'shell', 'zsh'], { languageName: 'bash' });
-hljs.registerAliases(['js', 'jsx', 'mjs'], { languageName: 'javascript' });
-hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
-hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
-hljs.registerAliases(['py'], { languageName: 'python' });
-hljs.registerAliases(['yml'], { languageName: 'yaml' });
-hljs.registerAliases(['md'], { languageName: 'markdown' });
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-
-export function highlight(code: string, language?: string): string {
-  const name = language?.trim().split(/\s+/)[0]?.toLowerCase();
-  if (name && hljs.getLanguage(name)) return hljs.highlight(code, { language: name }).value;
-  return escapeHtml(code);
-}
-
-const marked = new Marked({
-  gfm: true,
-  breaks: false,
-  renderer: {
-    code({ text, lang }) {
-      const label = lang?.trim().split(/\s+/)[0] ?? '';
-      return `<div class="code-block"><div class="code-head"><span>${escapeHtml(label || 'text')}</span><button type="button" class="copy" data-copy="code">Copy</button></div><pre><code class="hljs">${highlight(text, label)}</code></pre></div>`;
-    },
-  },
-});
+export { highlight, lexMarkdown };
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A' && node.getAttribute('href')) {
@@ -72,36 +19,45 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     node.setAttribute('rel', 'noopener noreferrer');
   }
 });
+// Set once: a configuration passed to each call is parsed again on each call.
+DOMPurify.setConfig({
+  ADD_ATTR: ['target'],
+  FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'select'],
+});
 
-export function renderMarkdown(text: string): string {
-  const html = marked.parse(text, { async: false });
-  return DOMPurify.sanitize(html, {
-    ADD_ATTR: ['target'],
-    FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'select'],
-  });
+const sanitize = (html: string) => DOMPurify.sanitize(html);
+
+/** Some of a text's top-level tokens (a block of `lib/markdown-blocks.ts`). */
+export function renderMarkdownTokens(tokens: Token[]): string {
+  return sanitize(tokensToHtml(tokens));
 }
 
-/** The copy buttons of rendered code blocks (one listener on the container). */
-export async function onCopyClick(event: MouseEvent): Promise<void> {
-  const button = (event.target as Element | null)?.closest?.('button[data-copy]');
-  if (!button) return;
-  const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
-  await copyText(code);
-  button.textContent = 'Copied';
-  setTimeout(() => {
-    button.textContent = 'Copy';
-  }, 1500);
-}
+const SAMPLES = [
+  '# A heading\n\nA paragraph with **bold**, _emphasis_, `code` and a [link](https://example.test).',
+  'A setext heading\n---\n\n- an item\n- [x] a task\n\n1. one\n2. two',
+  '> a quote\n\n| a | b |\n|---|:-:|\n| 1 | 2 |',
+  '```ts\nconst answer: number = 42;\n```\n\n```bash\necho "$HOME"\n```',
+];
+let warmedUp = false;
 
-export async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const area = document.createElement('textarea');
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    document.execCommand('copy');
-    area.remove();
-  }
+/**
+ * Draws a few samples while the page is idle, one per idle moment, so that the first reply does
+ * not pay for cold code (the lexer's regular expressions compiled, functions optimised on first
+ * use: tens of milliseconds in one frame otherwise).
+ */
+export function warmUpMarkdown(): void {
+  if (warmedUp) return;
+  warmedUp = true;
+  const samples = [...SAMPLES];
+  const whenIdle = (callback: () => void) =>
+    typeof requestIdleCallback === 'function'
+      ? requestIdleCallback(callback, { timeout: 2000 })
+      : setTimeout(callback, 100);
+  const next = () => {
+    const sample = samples.shift();
+    if (sample === undefined) return;
+    renderMarkdownTokens(lexMarkdown(sample));
+    whenIdle(next);
+  };
+  whenIdle(next);
 }

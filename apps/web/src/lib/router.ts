@@ -1,10 +1,13 @@
 /** A small history router: the URL names the page (`/chats/:id`), so reloads and deep links work. */
 import { useEffect, useState } from 'preact/hooks';
+import { dropPrefetched } from './prefetch';
 
 const listeners = new Set<() => void>();
 
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
   if (path === location.pathname + location.search) return;
+  // What the first page prefetched and did not read is not for this one.
+  dropPrefetched();
   if (options.replace) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
   for (const listener of listeners) listener();

@@ -1,5 +1,6 @@
 /** Who is signed in (better-auth's session), and signing in, up and out. */
 import { api } from './api';
+import { dropPrefetched } from './prefetch';
 
 export interface SessionUser {
   id: string;
@@ -10,6 +11,8 @@ export interface SessionUser {
 
 export async function readSession(): Promise<SessionUser | null> {
   const answer = await api<{ user?: SessionUser } | null>('/api/auth/get-session');
+  // Nobody is signed in: what the page prefetched was refused; the next reads go to the server.
+  if (!answer?.user) dropPrefetched();
   return answer?.user ?? null;
 }
 

@@ -5,6 +5,7 @@
 import type { TurnStreamEvent } from '@mango/shared';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { errorFrom, request } from './api';
+import { nextTask } from './next-task';
 
 /** The longest stretch of event handling before the page gets a turn. */
 const SLICE_MS = 8;
@@ -25,7 +26,7 @@ export async function readTurnEvents(response: Response, onEvent: OnTurnEvent): 
     // A burst of thousands of events (a backlog replayed on re-attach) is handled in slices, so
     // the page can draw and answer input in between.
     if (performance.now() - sliceStarted > SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTask();
       sliceStarted = performance.now();
     }
     let event: TurnStreamEvent;

@@ -1,7 +1,7 @@
 /** The signed-in account: who, sign out, and API keys (a new key is shown once). */
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../lib/api';
-import { copyText } from '../lib/markdown';
+import { copyText } from '../lib/clipboard';
 import type { SessionUser } from '../lib/session';
 
 interface ApiKey {

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CapabilitiesPanel } from '../components/CapabilitiesPanel';
 import { ChatOptions } from '../components/ChatOptions';
 import { MessageList } from '../components/MessageList';
+import { useMarkdownRenderer } from '../components/use-markdown';
 import { api, messageOf } from '../lib/api';
 import { ChatSession, type SessionSnapshot } from '../lib/chat-session';
 import { navigate } from '../lib/router';
@@ -51,7 +52,7 @@ export function ChatPage({
     onChatsChanged();
     void api<Chat>(`/api/chats/${encodeURIComponent(chatId)}`).then(setChat, () => {});
   });
-  const { ref, showJump, jump } = useStickToBottom(snapshot.view);
+  const { ref, showJump, jump } = useStickToBottom();
 
   useEffect(() => {
     setChat(undefined);
@@ -60,6 +61,20 @@ export function ChatPage({
       .then(setChat)
       .catch((error) => setLoadProblem(messageOf(error)));
   }, [chatId]);
+
+  // Loaded when there is something to draw, or once the chat is shown (for the reply to come).
+  const renderer = useMarkdownRenderer(
+    snapshot.state === 'idle' || snapshot.view.messages.length > 0,
+  );
+  // Once the chat is shown, while the reader types: the markdown code gets ready for the reply.
+  useEffect(() => {
+    if (snapshot.state === 'idle') renderer?.warmUpMarkdown();
+  }, [snapshot.state, renderer]);
+  // A chat with messages is ready once they can be drawn (the renderer's chunk is in).
+  const state =
+    snapshot.state === 'idle' && !renderer && snapshot.view.messages.length > 0
+      ? 'loading'
+      : snapshot.state;
 
   const running = snapshot.state !== 'idle' && snapshot.state !== 'loading';
   useEffect(() => {
@@ -118,11 +133,7 @@ export function ChatPage({
   const retry = retryText ? () => send(retryText) : undefined;
 
   return (
-    <div
-      class={`chat-page${inspector ? ' with-panel' : ''}`}
-      data-testid="chat"
-      data-state={snapshot.state}
-    >
+    <div class={`chat-page${inspector ? ' with-panel' : ''}`} data-testid="chat" data-state={state}>
       <div class="chat-main">
         <header class="chat-header">
           {renaming ? (

@@ -5,7 +5,9 @@
  * (and the inspector's payload equal to what the turn sends), a card going
  * running → succeeded, reload and two tabs mid-turn, a connection cut
  * mid-turn, sanitised markdown, Stop, a provider error with Retry, a refused
- * turn, a generated image, a failed call and the iteration limit. Every page
+ * turn, a generated image, a failed call and the iteration limit; a chat
+ * opened by its URL asking for what it shows once each; a long reply that
+ * arrives at once, drawn whole and followed to its end. Every page
  * is watched for uncaught errors, console errors, failed requests and 5xx
  * answers.
  */
@@ -282,6 +284,75 @@ describe('the web UI in a browser: chats and turns', () => {
     expect((await error.innerText()).length).toBeGreaterThan(20);
     expect(h.fake.requests('openai').at(-1)?.body.tool_choice).toBe('none');
     await idle(page);
+    expect(h.problems()).toEqual([]);
+  }, 30_000);
+
+  test('a chat opened by its URL asks for the session, the chat list, the chat and its messages once each', async () => {
+    await h.signedInContext();
+    const first = await h.openPage('/');
+    const chatId = await newChat(first);
+    await first.close();
+    const context = h.context;
+    if (!context) throw new Error('no context');
+    const asked = new Map<string, number>();
+    context.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/api/')) asked.set(path, (asked.get(path) ?? 0) + 1);
+    });
+    const page = await h.openPage(`/chats/${chatId}`);
+    await idle(page);
+    await expectValue(page, 'model-picker', 'openai:gpt-5');
+    // The session's answer comes from the page's preload, taken by the app's own read.
+    expect(Object.fromEntries(asked)).toEqual({
+      '/api/auth/get-session': 1,
+      '/api/chats': 1,
+      [`/api/chats/${chatId}`]: 1,
+      [`/api/chats/${chatId}/messages`]: 1,
+      '/api/models': 1,
+    });
+    expect(h.problems()).toEqual([]);
+  }, 30_000);
+
+  test('a long reply arriving at once is drawn whole, in order, and followed to its end', async () => {
+    await h.signedInContext();
+    const page = await h.openPage('/');
+    await newChat(page);
+    const paragraphs = Array.from(
+      { length: 400 },
+      (_, index) => `Paragraph **${index}** of a long reply, with \`code\` in it.`,
+    );
+    const reply = [
+      ...paragraphs.slice(0, 200),
+      '```ts\nconst middle = true;\n```',
+      '1. one\n\n2. two',
+      ...paragraphs.slice(200),
+      'The very end.',
+    ].join('\n\n');
+    // One fragment: the whole reply reaches the page in one burst.
+    h.fake.enqueue('openai', { ...say(reply), fragmentSize: reply.length });
+    await send(page, 'A long answer, please.');
+    await page.getByText('The very end.').waitFor();
+    await idle(page);
+    const markdown = page.locator('.message.assistant .markdown');
+    // textContent: innerText leaves out the blocks scrolled away (content-visibility: auto).
+    const text = (await markdown.textContent()) ?? '';
+    let from = 0;
+    for (const index of [0, 1, 199, 200, 399]) {
+      const at = text.indexOf(`Paragraph ${index} of a long reply`, from);
+      expect(at).toBeGreaterThanOrEqual(from);
+      from = at;
+    }
+    expect(await markdown.locator('strong').count()).toBe(400);
+    expect(await markdown.locator('.code-block .hljs-keyword').first().textContent()).toBe('const');
+    // The loose list is one list, though a blank line parts its items.
+    expect(await markdown.locator('ol').count()).toBe(1);
+    expect(await markdown.locator('ol > li').count()).toBe(2);
+    // Scrolled to the newest content, though it was drawn over several passes.
+    await page.waitForFunction(() => {
+      const scroller = document.querySelector('.scroller') as HTMLElement;
+      return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
+    });
+    expect(await page.getByText('Jump to latest').count()).toBe(0);
     expect(h.problems()).toEqual([]);
   }, 30_000);
 
