@@ -1,7 +1,7 @@
 /**
  * The pool of grep workers: one per core, started on first use and kept warm
  * (unreferenced, so they never keep the process alive). Searches submit
- * batches of files as tasks; each worker holds up to six, so it rarely
+ * batches of files as tasks; each worker holds up to three, so it rarely
  * waits for the main thread. Cancelling a search flips a flag in shared memory
  * that workers poll between files and between regex calls; a worker that does
  * not stop within a grace period (a regex that will not return) is terminated
@@ -22,13 +22,11 @@ import {
 /** How long a cancelled or overdue worker may take to notice before it is terminated. */
 export const WORKER_STOP_GRACE_MS = 250;
 /**
- * Tasks handed to one worker at a time: one running, the rest waiting in its
- * inbox. The main thread refills only between its walk slices, and with one
- * task waiting a worker often finished it first and sat idle (full scans ~10%
- * slower); on a loaded machine the main thread can be off the CPU for several
- * milliseconds, so a worker holds as many tasks as run ahead of the results.
+ * Tasks handed to one worker at a time: one running, two waiting in its inbox.
+ * The main thread refills only between its walk slices, and with one task
+ * waiting a worker often finished it first and sat idle (full scans ~10% slower).
  */
-const TASKS_PER_WORKER = 6;
+const TASKS_PER_WORKER = 3;
 
 interface Task {
   id: number;
