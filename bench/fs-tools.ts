@@ -16,7 +16,7 @@
  *
  * Needs ripgrep (`rg`) and fd (`fdfind` on Debian, `fd` elsewhere).
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createMemoryFreshnessLedger, executeTool, getTool } from '../apps/api/src/services/tools';
@@ -40,10 +40,15 @@ if (!rg || !fd) {
   process.exit(1);
 }
 
+/** What one call of ours gave; `count` runs after the timer has stopped. */
+interface OurResult {
+  count: () => number;
+}
+
 interface Case {
   label: string;
   target: string;
-  ours: () => Promise<number>;
+  ours: () => Promise<OurResult>;
   baseline: string[];
   /** Compare the result counts (both sides find the same lines or paths). */
   sameCount: boolean;
@@ -79,13 +84,13 @@ async function runBaseline(command: string[], cwd: string): Promise<Sample> {
   return { wallMs, cpuMs: cpu ? Number(cpu.total) / 1000 : Number.NaN, count: countLines(output) };
 }
 
-async function runOurs(task: () => Promise<number>): Promise<Sample> {
+async function runOurs(task: () => Promise<OurResult>): Promise<Sample> {
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const count = await task();
+  const result = await task();
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, count };
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, count: result.count() };
 }
 
 const synthetic = TREE === 'synthetic';
@@ -120,12 +125,37 @@ try {
     restrictToWorkingDirectory: true,
     freshness: createMemoryFreshnessLedger(),
   };
-  const call = async (name: string, args: unknown, saved?: StoredToolSettings) => {
+  /**
+   * grep follows a symbolic link to a file and reports its lines under the
+   * link too (node_modules/.bin/*), while `rg -uu` does not follow links: so
+   * that both sides count the same lines, ours counts only the lines of
+   * files that are not links. (Links to directories add nothing: the real
+   * directory is walked once, under its real path.) Counted after the timer.
+   */
+  const linkCache = new Map<string, boolean>();
+  const isLink = (file: string): boolean => {
+    let known = linkCache.get(file);
+    if (known === undefined) {
+      known = lstatSync(path.join(root, file)).isSymbolicLink();
+      linkCache.set(file, known);
+    }
+    return known;
+  };
+  const call = async (
+    name: string,
+    args: unknown,
+    saved?: StoredToolSettings,
+  ): Promise<OurResult> => {
     const result = (await executeTool(name, args, context, saved)) as {
-      matches?: unknown[];
+      matches?: Array<{ file?: string }>;
       endLine?: number;
     };
-    return result.matches?.length ?? result.endLine ?? 0;
+    return {
+      count: () =>
+        result.matches
+          ? result.matches.filter((match) => match.file === undefined || !isLink(match.file)).length
+          : (result.endLine ?? 0),
+    };
   };
   // The full scan: no practical result cap, every file size read_file's text view accepts.
   const fullScan = {

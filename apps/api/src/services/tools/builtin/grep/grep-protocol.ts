@@ -27,8 +27,8 @@ export interface GrepTaskMessage {
   type: 'task';
   taskId: number;
   job: GrepJobSpec;
-  /** Real paths of regular files, in walk order, as `encodeTaskPaths` packs them. */
-  paths: string[];
+  /** Real paths of regular files, in walk order, as `packTaskPaths` packs them. */
+  paths: string;
 }
 
 export interface GrepInitMessage {
@@ -69,6 +69,20 @@ export function decodeTaskPaths(packed: readonly string[]): string[] {
     else files.push(directory + item);
   }
   return files;
+}
+
+/**
+ * `encodeTaskPaths` as one string, its items joined by NUL (no path holds
+ * one): a message clones one string several times faster than an array of
+ * short ones.
+ */
+export function packTaskPaths(files: readonly string[]): string {
+  return encodeTaskPaths(files).join('\0');
+}
+
+/** The inverse of `packTaskPaths`. */
+export function unpackTaskPaths(packed: string): string[] {
+  return packed === '' ? [] : decodeTaskPaths(packed.split('\0'));
 }
 
 export type GrepWorkerInbound = GrepInitMessage | GrepTaskMessage;

@@ -11,11 +11,11 @@ import { availableParallelism } from 'node:os';
 import {
   CANCEL_SLOTS,
   CONTROL_LENGTH,
-  encodeTaskPaths,
   type GrepJobSpec,
   type GrepTaskMessage,
   type GrepTaskResult,
   MAX_WORKER_SLOTS,
+  packTaskPaths,
   progressOffset,
 } from './grep-protocol';
 
@@ -150,7 +150,7 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
         type: 'task',
         taskId: task.id,
         job: task.job.spec,
-        paths: encodeTaskPaths(task.files),
+        paths: packTaskPaths(task.files),
       };
       worker.postMessage(message);
     }

@@ -7,6 +7,7 @@
  * without paying for a split or a regex call per line.
  */
 import { isAscii } from 'node:buffer';
+import { literalTextOf } from './required-literal';
 
 /** A matched line longer than this is cut around the match and marked. */
 export const MAX_MATCH_LINE_CHARS = 500;
@@ -45,12 +46,30 @@ export interface LinePatterns {
   global: RegExp;
   /** The pattern without `g`: one line at a time. */
   single: RegExp;
+  /**
+   * The text the pattern matches when it is nothing but that text (ASCII
+   * only under `caseInsensitive`): a line matches exactly when it contains
+   * it, so a line the literal search found needs no regex call.
+   */
+  literal?: string;
 }
 
 /** Compiles the two forms a search needs; throws SyntaxError like `new RegExp` for an invalid pattern. */
 export function compileLinePatterns(source: string, caseInsensitive: boolean): LinePatterns {
   const flags = caseInsensitive ? 'i' : '';
-  return { global: new RegExp(source, `${flags}gm`), single: new RegExp(source, flags) };
+  const patterns: LinePatterns = {
+    global: new RegExp(source, `${flags}gm`),
+    single: new RegExp(source, flags),
+  };
+  const literal = literalTextOf(source);
+  if (literal !== undefined && (!caseInsensitive || isAsciiText(literal)))
+    patterns.literal = literal;
+  return patterns;
+}
+
+function isAsciiText(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
 }
 
 function isLowSurrogate(code: number): boolean {
@@ -73,6 +92,24 @@ export function cutAroundMatch(line: string, matchIndex: number, matchLength: nu
   return `${start > 0 ? ELLIPSIS : ''}${line.slice(start, end)}${end < line.length ? ELLIPSIS : ''}`;
 }
 
+/** Records a matched line, cut around the match when it is long; true once the result holds `limit + 1`. */
+function recordMatch(
+  result: LineSearchResult,
+  limit: number,
+  line: string,
+  lineNumber: number,
+  matchIndex: () => number,
+  matchLength: number,
+): boolean {
+  const found: LineMatch = { line: lineNumber, text: line };
+  if (line.length > MAX_MATCH_LINE_CHARS) {
+    found.text = cutAroundMatch(line, matchIndex(), matchLength);
+    found.textTruncated = true;
+  }
+  result.matches.push(found);
+  return result.matches.length > limit;
+}
+
 /**
  * Tests one line (without its line break) and records a match; true once the
  * result holds `limit + 1` matches. `lineNumber` is only asked for when needed.
@@ -90,13 +127,7 @@ function testOneLine(
     if (performance.now() - started > SLOW_REGEX_CALL_MS) result.slowLines.push(lineNumber());
     return false;
   }
-  const found: LineMatch = { line: lineNumber(), text: line };
-  if (line.length > MAX_MATCH_LINE_CHARS) {
-    found.text = cutAroundMatch(line, match.index, match[0].length);
-    found.textTruncated = true;
-  }
-  result.matches.push(found);
-  return result.matches.length > limit;
+  return recordMatch(result, limit, line, lineNumber(), () => match.index, match[0].length);
 }
 
 /**
@@ -181,7 +212,9 @@ class OccurrenceCursor {
  * decoded and tested, so a file where they are rare is never decoded whole.
  * Where candidate lines are common, the rest of the file is decoded and
  * searched in one pass instead. Either way: exactly the lines testing every
- * line would find.
+ * line would find. When the pattern is a plain literal and the only
+ * requirement is that literal, a line holding it is a match without a regex
+ * call (and the switch to one pass is never worth it).
  */
 export function searchLinesContaining(
   bytes: Buffer,
@@ -215,6 +248,15 @@ export function searchLinesContaining(
   const ascii = isAscii(bytes);
   const lineText = (start: number, end: number): string =>
     ascii ? bytes.toString('ascii', start, end) : decode(bytes.subarray(start, end));
+  // The requirement is the pattern's own text when its one string is as long as that text
+  // (a requirement of a literal pattern is a part of it).
+  const literal = patterns.literal;
+  const literalOnly =
+    literal !== undefined &&
+    literals.length === 1 &&
+    first !== undefined &&
+    literals[0]?.lengths.length === 1 &&
+    literals[0].lengths[0] === Buffer.byteLength(literal);
   let from = 0;
   let candidates = 0;
   while (from < length) {
@@ -232,6 +274,15 @@ export function searchLinesContaining(
     const contentEnd = lineEnd > lineStart && bytes[lineEnd - 1] === 13 ? lineEnd - 1 : lineEnd;
     const contentStart = lineStart === 0 ? bomLength : lineStart;
     const line = lineText(contentStart, Math.max(contentStart, contentEnd));
+    if (literalOnly && hit >= contentStart) {
+      // The hit is the first occurrence in the line; its index there counts UTF-16 units.
+      const matchIndex = () =>
+        ascii ? hit - contentStart : decode(bytes.subarray(contentStart, hit)).length;
+      const lineNumber = lineNumberAt(lineStart);
+      if (recordMatch(result, limit, line, lineNumber, matchIndex, (literal as string).length))
+        break;
+      continue;
+    }
     if (testOneLine(patterns.single, line, () => lineNumberAt(lineStart), result, limit)) break;
     candidates++;
     if (

@@ -45,6 +45,33 @@ function isPlainCharacter(character: string): boolean {
 }
 
 /**
+ * The text a pattern made only of plain characters (and escaped punctuation,
+ * such as `new URL\\(`) matches, or undefined for any other pattern. Such a
+ * pattern matches a line exactly when the line contains this text (in any
+ * letter case under `caseInsensitive`, for ASCII text).
+ */
+export function literalTextOf(source: string): string | undefined {
+  let text = '';
+  for (let index = 0; index < source.length; index++) {
+    const character = source[index] as string;
+    if (character === '\\') {
+      const escaped = source[index + 1];
+      if (escaped === undefined || !/[^A-Za-z0-9]/.test(escaped) || !isPlainCharacter(escaped))
+        return undefined;
+      text += escaped;
+      index++;
+    } else if ('.^$|()[]{}'.includes(character) || QUANTIFIERS.has(character)) {
+      return undefined;
+    } else if (!isPlainCharacter(character)) {
+      return undefined;
+    } else {
+      text += character;
+    }
+  }
+  return text === '' ? undefined : text;
+}
+
+/**
  * A requirement a match puts on the text: it contains at least one of these
  * strings (one string, or the expansions of a small alternation).
  */
@@ -209,7 +236,8 @@ for (const [characters, frequency] of FREQUENCY_GROUPS) {
   for (const character of characters) FREQUENCY.set(character, frequency);
 }
 
-function frequencyOf(character: string): number {
+/** How often `character` occurs per 1000 bytes of source text (a rough estimate). */
+export function frequencyOf(character: string): number {
   const known = FREQUENCY.get(character);
   if (known !== undefined) return known;
   const lower = character.toLowerCase();
