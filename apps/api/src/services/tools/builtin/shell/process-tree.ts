@@ -126,9 +126,9 @@ function recentPids(
 ): number[] | undefined {
   if (lastPid < rootPid || lastPid - rootPid > MAX_RECENT_PIDS_WALKED) return undefined;
   const pids = new Set<number>([rootPid, ...known]);
+  for (let pid = rootPid + 1; pid <= lastPid; pid++) pids.add(pid);
   // A pid that is gone costs an exception to read; asking whether it exists is cheaper.
-  for (let pid = rootPid + 1; pid <= lastPid; pid++) if (processEntryExists(pid)) pids.add(pid);
-  return [...pids];
+  return [...pids].filter(processEntryExists);
 }
 
 /** Pids allocated after `rootPid`, given the kernel's last allocated pid (pids wrap around). */
@@ -217,7 +217,9 @@ export async function terminateProcessTree(
     if (candidates) targets = targets.filter((status) => isThreadGroupLeader(status.pid));
     for (const status of targets) known.set(status.pid, status.startTime);
     // The group first: one signal reaches every member, including ones that cleared their environment.
-    if (round === 0) signalProcess(-rootPid, 'SIGKILL');
+    // Every member of the group was started after the root, so when the walk found no process
+    // at all (the common end of a short command) there is no group left to signal.
+    if (round === 0 && !(candidates && candidates.length === 0)) signalProcess(-rootPid, 'SIGKILL');
     if (targets.length === 0) return [];
     for (const status of targets) signalProcess(status.pid, 'SIGKILL');
     await Bun.sleep(2 ** round);
