@@ -41,6 +41,7 @@ import { startFakeImageServer } from '../apps/api/tests/support/fake-images/fake
 import { createNoisePng } from '../apps/api/tests/support/images/test-png';
 import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 import { createTestCallContext } from '../apps/api/tests/support/tool-context';
+import { signUpBenchUser } from './bench-accounts';
 
 const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -219,20 +220,7 @@ async function benchServing(label: string, config: DatabaseConfig): Promise<void
       }),
   });
   try {
-    const signUp = await fetch(`${server.url}/api/auth/sign-up/email`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'Bench',
-        email: 'bench@example.test',
-        password: 'bench password 1',
-      }),
-    });
-    const { user } = (await signUp.json()) as { user: { id: string } };
-    const cookie = signUp.headers
-      .getSetCookie()
-      .map((value) => value.split(';')[0])
-      .join('; ');
+    const { userId, cookie } = await signUpBenchUser(server.url);
     const chat = (await (
       await fetch(`${server.url}/api/chats`, {
         method: 'POST',
@@ -241,7 +229,7 @@ async function benchServing(label: string, config: DatabaseConfig): Promise<void
       })
     ).json()) as { id: string };
     const saved = await images.save({
-      userId: user.id,
+      userId,
       chatId: chat.id,
       mimeType: 'image/png',
       bytes,

@@ -35,6 +35,7 @@ import {
   defaultToolRegistry,
 } from '../apps/api/src/services/tools';
 import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
+import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
 
 const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -86,27 +87,8 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
 }
 
 async function signUp(url: string): Promise<{ cookie: string; apiKey: string }> {
-  const response = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'Bench',
-      email: 'bench@example.test',
-      password: 'bench password 1',
-    }),
-  });
-  if (!response.ok) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
-  const cookie = response.headers
-    .getSetCookie()
-    .map((value) => value.split(';')[0])
-    .join('; ');
-  const created = await fetch(`${url}/api/auth/api-key/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie, origin: url },
-    body: JSON.stringify({ name: 'bench' }),
-  });
-  if (!created.ok) throw new Error(`api key failed: ${created.status} ${await created.text()}`);
-  const { key } = (await created.json()) as { key: string };
+  const { cookie } = await signUpBenchUser(url);
+  const key = await createBenchApiKey(url, cookie, 'bench');
   // A saved setting, so the route merges a real row.
   await fetch(`${url}/api/settings/tools/get_current_datetime`, {
     method: 'PUT',

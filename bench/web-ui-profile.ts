@@ -14,16 +14,12 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import type { Chat } from '@mango/shared';
-import { preloadChunks, WEB_ROOT } from '@mango/web/build';
+import { join } from 'node:path';
+import { buildWeb } from '@mango/web/build';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
 import { closeBrowser, launchBrowser } from '../apps/api/tests/support/browser';
-import { startFakeProviderServer } from '../apps/api/tests/support/fake-provider';
-import { startTestApp } from '../apps/api/tests/support/test-app';
-import { createTestDatabase } from '../apps/api/tests/support/test-databases';
 import { mainThreads, samples, selfTimes, type TraceEvent, topFunctions } from './chrome-trace';
+import { startWebBenchApp } from './web-bench-app';
 
 const DELTAS = Number(process.env.DELTAS ?? 10_000);
 const LONG_MS = Number(process.env.LONG_MS ?? 40);
@@ -64,48 +60,10 @@ async function traced(page: Page, context: BrowserContext, run: () => Promise<vo
 
 // The UI with readable names.
 const temp = mkdtempSync(join(tmpdir(), 'mango-web-profile-'));
-const built = await Bun.build({
-  entrypoints: [join(WEB_ROOT, 'index.html')],
-  outdir: join(temp, 'web'),
-  minify: { whitespace: true, syntax: true, identifiers: false },
-  publicPath: '/',
-  target: 'browser',
-  splitting: true,
-  naming: {
-    entry: '[name].[ext]',
-    chunk: 'assets/[name]-[hash].[ext]',
-    asset: 'assets/[name]-[hash].[ext]',
-  },
-  define: { 'process.env.NODE_ENV': '"production"' },
-});
-if (!built.success) throw new Error(built.logs.map(String).join('\n'));
-preloadChunks(
-  join(temp, 'web'),
-  built.outputs.map((output) => relative(join(temp, 'web'), output.path)),
-);
+await buildWeb(join(temp, 'web'), { readableNames: true });
 
-const fake = await startFakeProviderServer();
-fake.serveModels('openai', { models: [{ id: 'gpt-5' }] });
-const testDatabase = await createTestDatabase('sqlite');
-const app = startTestApp(testDatabase.database, {
-  providers: createProviderRegistry({
-    openai: { baseURL: fake.baseUrl('openai'), apiKey: 'k', maxRetries: 0 },
-  }),
-  webDirectory: join(temp, 'web'),
-});
-const user = await app.signUp();
-const chat = (await (
-  await app.fetch('/api/chats', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'openai:gpt-5', title: 'Profile' }),
-    user,
-  })
-).json()) as Chat;
-const cookies = user.cookie.split('; ').map((pair) => {
-  const [name, ...rest] = pair.split('=');
-  return { name: name as string, value: rest.join('='), url: app.url };
-});
+const bench = await startWebBenchApp(join(temp, 'web'), 'Profile');
+const { fake, app, chat, cookies } = bench;
 const browser = await launchBrowser();
 
 function longTasks(events: TraceEvent[], label: string) {
@@ -296,8 +254,6 @@ if (process.env.TRACE_DIR)
 
 await context.close();
 await closeBrowser();
-await app.stop();
-await fake.close();
-await testDatabase.dispose();
+await bench.stop();
 rmSync(temp, { recursive: true, force: true });
 process.exit(0);

@@ -22,14 +22,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Chat } from '@mango/shared';
 import { ensureWebBuild } from '@mango/web/build';
-import { createProviderRegistry } from '../apps/api/src/services/providers/provider-registry';
 import { closeBrowser, launchBrowser } from '../apps/api/tests/support/browser';
-import { startFakeProviderServer } from '../apps/api/tests/support/fake-provider';
-import { startTestApp } from '../apps/api/tests/support/test-app';
-import { createTestDatabase } from '../apps/api/tests/support/test-databases';
 import { cpuTimes, mainThreads, type TraceEvent } from './chrome-trace';
+import { startWebBenchApp } from './web-bench-app';
 
 const LOADS = Number(process.env.LOADS ?? 10);
 const DELTAS = Number(process.env.DELTAS ?? 10_000);
@@ -67,28 +63,8 @@ console.log(
 );
 
 // A server with the UI and the fake provider.
-const fake = await startFakeProviderServer();
-fake.serveModels('openai', { models: [{ id: 'gpt-5' }] });
-const testDatabase = await createTestDatabase('sqlite');
-const app = startTestApp(testDatabase.database, {
-  providers: createProviderRegistry({
-    openai: { baseURL: fake.baseUrl('openai'), apiKey: 'k', maxRetries: 0 },
-  }),
-  webDirectory: web.directory,
-});
-const user = await app.signUp();
-const chat = (await (
-  await app.fetch('/api/chats', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'openai:gpt-5', title: 'Bench' }),
-    user,
-  })
-).json()) as Chat;
-const cookies = user.cookie.split('; ').map((pair) => {
-  const [name, ...rest] = pair.split('=');
-  return { name: name as string, value: rest.join('='), url: app.url };
-});
+const bench = await startWebBenchApp(web.directory, 'Bench');
+const { fake, app, chat, cookies } = bench;
 const browser = await launchBrowser();
 
 // First loads, each in a fresh context, interleaved with the baseline.
@@ -233,7 +209,5 @@ console.log(
 
 await context.close();
 await closeBrowser();
-await app.stop();
-await fake.close();
-await testDatabase.dispose();
+await bench.stop();
 process.exit(0);

@@ -68,13 +68,19 @@ export class WebBuildError extends Error {
   override name = 'WebBuildError';
 }
 
-/** Builds the UI into `outdir` (emptied first). */
-export async function buildWeb(outdir: string): Promise<{ files: string[] }> {
+/**
+ * Builds the UI into `outdir` (emptied first). `readableNames` keeps the
+ * identifiers unminified, for a profile whose functions must be recognisable.
+ */
+export async function buildWeb(
+  outdir: string,
+  options: { readableNames?: boolean } = {},
+): Promise<{ files: string[] }> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await Bun.build({
     entrypoints: [join(WEB_ROOT, 'index.html')],
     outdir,
-    minify: true,
+    minify: options.readableNames ? { whitespace: true, syntax: true, identifiers: false } : true,
     publicPath: '/',
     target: 'browser',
     // The markdown renderer is a chunk of its own, loaded beside the first requests.

@@ -21,6 +21,7 @@ import { ENDED_TURN_KEPT_MS } from '../../apps/api/src/services/chat/turn-events
 import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-provider';
 import { startServerProcess } from '../../apps/api/tests/support/server-process';
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
+import { createBenchApiKey, signUpBenchUser } from '../bench-accounts';
 import { median } from './figures';
 import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
 
@@ -70,27 +71,8 @@ export async function loadAverage(): Promise<string> {
 }
 
 async function signUp(url: string): Promise<string> {
-  const response = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: url },
-    body: JSON.stringify({
-      name: 'Bench',
-      email: 'bench@example.test',
-      password: 'bench password 1',
-    }),
-  });
-  if (!response.ok) throw new Error(`sign-up: ${response.status} ${await response.text()}`);
-  const cookie = response.headers
-    .getSetCookie()
-    .map((value) => value.split(';')[0])
-    .join('; ');
-  const created = await fetch(`${url}/api/auth/api-key/create`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie, origin: url },
-    body: JSON.stringify({ name: 'load bench' }),
-  });
-  if (!created.ok) throw new Error(`API key: ${created.status} ${await created.text()}`);
-  return ((await created.json()) as { key: string }).key;
+  const { cookie } = await signUpBenchUser(url);
+  return createBenchApiKey(url, cookie, 'load bench');
 }
 
 /** One turn through the server, to record the provider requests it makes (the direct baseline). */
