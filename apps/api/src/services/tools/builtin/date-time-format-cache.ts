@@ -6,6 +6,8 @@
  * bounded: past `maxEntries`, the least recently used one goes.
  */
 
+import { LRUCache } from 'lru-cache';
+
 export interface DateTimeFormatCache {
   /** The formatter for `locale` and `options`; throws as `new Intl.DateTimeFormat` does (nothing is kept then). */
   get(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat;
@@ -13,20 +15,15 @@ export interface DateTimeFormatCache {
 }
 
 export function createDateTimeFormatCache(maxEntries: number): DateTimeFormatCache {
-  const formats = new Map<string, Intl.DateTimeFormat>();
+  const formats = new LRUCache<string, Intl.DateTimeFormat>({ max: maxEntries });
   return {
     get(locale, options) {
       const key = `${locale}\n${JSON.stringify(options)}`;
-      const cached = formats.get(key);
-      if (cached) {
-        // Moved to the end: the first key is always the least recently used.
-        formats.delete(key);
-        formats.set(key, cached);
-        return cached;
+      let format = formats.get(key);
+      if (!format) {
+        format = new Intl.DateTimeFormat(locale, options);
+        formats.set(key, format);
       }
-      const format = new Intl.DateTimeFormat(locale, options);
-      formats.set(key, format);
-      if (formats.size > maxEntries) formats.delete(formats.keys().next().value as string);
       return format;
     },
     get size() {
