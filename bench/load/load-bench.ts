@@ -151,6 +151,8 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
     steps: options.steps,
     tool: 'get_current_datetime',
     holdMarker: HOLD_MARKER,
+    // A real provider keeps its connections open; the server and the direct baseline reuse them.
+    keepAlive: true,
   });
   let postgres: { stop(): void } | undefined;
   let databaseUrl: string | undefined;

@@ -2,9 +2,11 @@
  * The fake provider in a process of its own (tests/support/fake-provider/
  * fake-provider-entry.ts), as the load bench uses it: the tool-step script
  * through each provider's real adapter, its pace, the requests it captures,
- * a held answer, and a server that keeps no requests when told not to.
+ * a held answer, a server that keeps no requests when told not to, and one
+ * that keeps its connections open between answers.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { connect, type Socket } from 'node:net';
 import type { ConversationMessage, ProviderStreamEvent } from '@mango/shared';
 import { PROVIDER_IDS } from '../../../src/services/providers/provider-registry';
 import type { ProviderId, ProviderRequest } from '../../../src/services/providers/spec';
@@ -173,6 +175,107 @@ describe('the tool-step script', () => {
       expect(server.requests()).toEqual([]);
     } finally {
       await server.close();
+    }
+  });
+});
+
+/** A raw HTTP/1.1 client on one TCP connection: what a pooled SDK connection does. */
+function rawConnection(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  let received = '';
+  let ended = false;
+  const waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
+  socket.on('data', (data) => {
+    received += data.toString('utf8');
+    wake();
+  });
+  socket.on('close', () => {
+    ended = true;
+    wake();
+  });
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise<void>((resolve) => waiters.push(resolve));
+  };
+  return {
+    /** Sends one chat-completions request; resolves with the whole answer, or what came before the close. */
+    async ask(text: string): Promise<string> {
+      const body = JSON.stringify({
+        model: 'm',
+        stream: true,
+        messages: [{ role: 'user', content: text }],
+      });
+      const from = received.length;
+      socket.write(
+        `POST /openai-compatible/v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await until(() => ended || received.slice(from).includes('\r\n0\r\n\r\n'));
+      return received.slice(from);
+    },
+    closed: () => ended,
+    settle: (ms: number) => Bun.sleep(ms),
+    destroy: () => socket.destroy(),
+  };
+}
+
+describe('keep-alive', () => {
+  const answer = (text: string) => ({ content: [{ type: 'text' as const, text }] });
+
+  test('with keepAlive, one connection carries one answer after another', async () => {
+    const server = await startFakeProviderServer({ keepAlive: true });
+    const connection = rawConnection(server.url);
+    try {
+      server.enqueue('openai-compatible', answer('first'), answer('second'));
+      const first = await connection.ask('one');
+      expect(first).toStartWith('HTTP/1.1 200 OK');
+      expect(first.toLowerCase()).not.toContain('connection: close');
+      expect(first).toContain('first');
+      await connection.settle(50);
+      expect(connection.closed()).toBe(false);
+      const second = await connection.ask('two');
+      expect(second).toStartWith('HTTP/1.1 200 OK');
+      expect(second).toContain('second');
+      expect(server.requests().map((request) => JSON.stringify(request.body))).toEqual([
+        expect.stringContaining('"one"'),
+        expect.stringContaining('"two"'),
+      ]);
+      expect(server.openConnections()).toBe(1);
+    } finally {
+      connection.destroy();
+      await server.close();
+    }
+  });
+
+  test('by default an answer closes its connection', async () => {
+    const server = await startFakeProviderServer();
+    const connection = rawConnection(server.url);
+    try {
+      server.enqueue('openai-compatible', answer('first'), answer('second'));
+      const first = await connection.ask('one');
+      expect(first.toLowerCase()).toContain('connection: close');
+      await connection.settle(50);
+      expect(connection.closed()).toBe(true);
+      expect(server.requests()).toHaveLength(1);
+      expect(server.pending('openai-compatible')).toBe(1);
+    } finally {
+      connection.destroy();
+      await server.close();
+    }
+  });
+
+  test('the process passes keepAlive on to its server', async () => {
+    const process = await startFakeProviderProcess({ steps: 1, keepAlive: true });
+    const connection = rawConnection(process.url);
+    try {
+      expect(await connection.ask('one')).toContain(FINAL_ANSWER.slice(0, 6));
+      expect(await connection.ask('two')).toContain(FINAL_ANSWER.slice(0, 6));
+      expect(connection.closed()).toBe(false);
+    } finally {
+      connection.destroy();
+      await process.stop();
     }
   });
 });

@@ -10,6 +10,7 @@
  *   FAKE_STEPS        model calls per turn (default 5)
  *   FAKE_TOOL         the tool each step but the last calls (default get_current_datetime)
  *   FAKE_HOLD_MARKER  text that makes a conversation's final answer hang (optional)
+ *   FAKE_KEEP_ALIVE   1: connections stay open between answers, as a real provider's do
  *
  * stdout: `{"url": …}` once it listens; `{"capturing": true}` after `capture`;
  * after `requests`, `{"requests": [...]}` with every request received since
@@ -30,7 +31,10 @@ const respond = createToolStepResponder({
   tool: process.env.FAKE_TOOL || 'get_current_datetime',
   ...(process.env.FAKE_HOLD_MARKER ? { holdMarker: process.env.FAKE_HOLD_MARKER } : {}),
 });
-const fake = await startFakeProviderServer({ recordRequests: false });
+const fake = await startFakeProviderServer({
+  recordRequests: false,
+  keepAlive: process.env.FAKE_KEEP_ALIVE === '1',
+});
 let captured: RecordedRequest[] | undefined;
 let paceMs = 0;
 for (const id of PROVIDER_IDS)

@@ -16,6 +16,8 @@ export interface FakeProviderProcessOptions {
   tool?: string;
   /** Text that makes a conversation's final answer hang (FAKE_HOLD_MARKER). */
   holdMarker?: string;
+  /** Connections stay open between answers (FAKE_KEEP_ALIVE), as a real provider's do. */
+  keepAlive?: boolean;
   timeoutMs?: number;
 }
 
@@ -42,6 +44,7 @@ export async function startFakeProviderProcess(
       ...(options.steps === undefined ? {} : { FAKE_STEPS: String(options.steps) }),
       ...(options.tool === undefined ? {} : { FAKE_TOOL: options.tool }),
       ...(options.holdMarker === undefined ? {} : { FAKE_HOLD_MARKER: options.holdMarker }),
+      ...(options.keepAlive ? { FAKE_KEEP_ALIVE: '1' } : {}),
     },
     stdin: 'pipe',
     stdout: 'pipe',

@@ -156,12 +156,20 @@ export interface FakeProviderServerOptions {
    * off: the bodies of thousands of calls would pile up in memory.
    */
   recordRequests?: boolean;
+  /**
+   * Keep a connection open after an answer streamed to its end, for the
+   * client's next request, as a real provider does (default false: every
+   * answer closes its connection, so tests see no pooled sockets). Error
+   * replies, cuts and hangs close it either way. The load bench turns it on.
+   */
+  keepAlive?: boolean;
 }
 
 export async function startFakeProviderServer(
   options: FakeProviderServerOptions = {},
 ): Promise<FakeProviderServer> {
   const recordRequests = options.recordRequests ?? true;
+  const keepAlive = options.keepAlive ?? false;
   const queues = new Map<FakeProviderKind, FakeTurn[]>();
   const responders = new Map<FakeProviderKind, FakeResponder>();
   const recorded: RecordedRequest[] = [];
@@ -171,11 +179,17 @@ export async function startFakeProviderServer(
   let counter = 0;
   const nextId = () => ++counter;
 
-  async function stream(socket: Socket, request: RecordedRequest, turn: FakeTurn): Promise<void> {
-    let closed = false;
-    socket.once('close', () => {
+  /** Streams `turn`'s answer; resolves true when the connection stays open for another request. */
+  async function stream(
+    socket: Socket,
+    request: RecordedRequest,
+    turn: FakeTurn,
+  ): Promise<boolean> {
+    let closed = socket.destroyed;
+    const onClose = () => {
       closed = true;
-    });
+    };
+    socket.once('close', onClose);
     const write = (text: string | Uint8Array) => {
       if (!closed) socket.write(text);
     };
@@ -194,7 +208,7 @@ export async function startFakeProviderServer(
         `HTTP/1.1 ${fault.status} Fake\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retryAfter}connection: close\r\n\r\n${body}`,
       );
       socket.end();
-      return;
+      return false;
     }
     const frames: WireFrame[] =
       turn.raw !== undefined
@@ -209,7 +223,7 @@ export async function startFakeProviderServer(
         faultFrame(request.provider, fault.type),
       );
     write(
-      'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n',
+      `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n${keepAlive ? '' : 'connection: close\r\n'}\r\n`,
     );
     const writeChunk = (bytes: Uint8Array) => {
       write(`${bytes.length.toString(16)}\r\n`);
@@ -243,15 +257,20 @@ export async function startFakeProviderServer(
       } else writeChunk(bytes);
       if (turn.frameDelayMs) await sleep(turn.frameDelayMs);
     }
-    if (closed) return;
-    if (fault?.type === 'hang') return; // keep the socket open until the client goes away
+    if (closed) return false;
+    if (fault?.type === 'hang') return false; // keep the socket open until the client goes away
     if (fault?.type === 'cut') {
       await (fault.when ?? sleep(50));
       socket.destroy();
-      return;
+      return false;
     }
     write('0\r\n\r\n');
+    if (keepAlive) {
+      socket.off('close', onClose);
+      return true;
+    }
     socket.end();
+    return false;
   }
 
   function nextTurn(request: RecordedRequest): FakeTurn | undefined {
@@ -260,7 +279,8 @@ export async function startFakeProviderServer(
     return responders.get(request.provider)?.(request);
   }
 
-  async function handle(socket: Socket, head: string, body: Buffer): Promise<void> {
+  /** Answers one request; resolves true when the connection stays open for another. */
+  async function handle(socket: Socket, head: string, body: Buffer): Promise<boolean> {
     const [requestLine, ...headerLines] = head.split('\r\n');
     const [method = '', target = ''] = (requestLine ?? '').split(' ');
     const url = new URL(target, 'http://fake.invalid');
@@ -297,21 +317,21 @@ export async function startFakeProviderServer(
         model: '',
       });
       const answer = answerModelList(provider, modelLists.get(provider), query);
-      if (answer.type === 'hang') return; // the socket stays open until the client goes away
+      if (answer.type === 'hang') return false; // the socket stays open until the client goes away
       if (answer.type === 'json') reply(answer.status, answer.body);
       else reply(answer.status, errorBody(provider, answer.status, answer.message));
-      return;
+      return false;
     }
     if (!found || method !== 'POST') {
       reply(404, { error: { message: `fake provider: no route for ${method} ${url.pathname}` } });
-      return;
+      return false;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
       reply(400, { error: { message: 'fake provider: the request body is not JSON' } });
-      return;
+      return false;
     }
     const request: RecordedRequest = {
       provider: found.provider,
@@ -333,9 +353,9 @@ export async function startFakeProviderServer(
           `fake provider: no scripted turn left for ${found.provider}`,
         ),
       );
-      return;
+      return false;
     }
-    await stream(socket, request, turn);
+    return stream(socket, request, turn);
   }
 
   const server = createServer((socket) => {
@@ -343,19 +363,31 @@ export async function startFakeProviderServer(
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
     let buffer = Buffer.alloc(0);
-    let handled = false;
-    socket.on('data', (data: Buffer) => {
-      if (handled) return;
-      buffer = Buffer.concat([buffer, data]);
+    // One request at a time: the next is read once the answer before it has ended.
+    let busy = false;
+    const handleNext = () => {
       const end = buffer.indexOf('\r\n\r\n');
-      if (end === -1) return;
+      if (busy || end === -1) return;
       const head = buffer.subarray(0, end).toString('latin1');
       const length = Number(head.match(/\r\ncontent-length:\s*(\d+)/i)?.[1] ?? 0);
       if (buffer.length < end + 4 + length) return;
-      handled = true;
-      void handle(socket, head, buffer.subarray(end + 4, end + 4 + length)).catch(() =>
-        socket.destroy(),
+      busy = true;
+      const body = buffer.subarray(end + 4, end + 4 + length);
+      buffer = buffer.subarray(end + 4 + length);
+      void handle(socket, head, body).then(
+        (reuse) => {
+          if (!reuse) return;
+          busy = false;
+          handleNext();
+        },
+        () => socket.destroy(),
       );
+    };
+    socket.on('data', (data: Buffer) => {
+      // Without keep-alive a connection carries one request; what follows it is ignored.
+      if (busy && !keepAlive) return;
+      buffer = Buffer.concat([buffer, data]);
+      handleNext();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
