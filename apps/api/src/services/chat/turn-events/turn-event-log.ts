@@ -3,7 +3,9 @@
  * The instance running a turn records each event in memory (the stream of
  * that instance's followers, with no database in between) and writes them to
  * the `TurnEventStore` in batches — a short delay after the first unsaved
- * event, at once for `done` — then signals the change feed, so a follower on
+ * event, at once for `done`; one statement carries the batches of every turn
+ * with unsaved events, so many turns streaming at once cost one insert per
+ * flush — then signals the change feed, so a follower on
  * another instance reads the new batch. Such a follower also looks again every
  * `pollMs` (a missed signal costs that long at most) and, when the turn's
  * instance is gone without ending it, ends the stream itself with an `error`
@@ -201,35 +203,94 @@ export function createTurnEventLog(options: TurnEventLogOptions): TurnEventLog {
     }
   }
 
+  /** The events of each turn this instance records that are not stored yet. */
+  interface Unsaved {
+    readonly turnId: string;
+    records: TurnEventRecord[];
+    /** Set by `end`: its batches are not signalled (end signals once `done` may be seen). */
+    ending: boolean;
+    /** Its last batch failed: it is written alone until one succeeds, so the others' are not retried with it. */
+    failing: boolean;
+  }
+  const unsaved = new Map<string, Unsaved>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  /** Stores one batch per turn in `batches`; a failed one goes back in front of its turn's queue. */
+  const storeBatches = async (
+    batches: { turn: Unsaved; records: TurnEventRecord[] }[],
+  ): Promise<boolean[]> => {
+    try {
+      await store.appendBatches(
+        batches.map(({ turn, records }) => ({ turnId: turn.turnId, events: records })),
+      );
+      for (const { turn } of batches) turn.failing = false;
+      return batches.map(() => true);
+    } catch (error) {
+      if (batches.length > 1) {
+        // One turn's batch (its chat deleted meanwhile, say) must not hold back the others'.
+        const stored: boolean[] = [];
+        for (const batch of batches) stored.push(...(await storeBatches([batch])));
+        return stored;
+      }
+      const [{ turn, records }] = batches as [{ turn: Unsaved; records: TurnEventRecord[] }];
+      // Kept for the next batch: followers elsewhere see these a little later.
+      turn.records = [...records, ...turn.records];
+      turn.failing = true;
+      unsaved.set(turn.turnId, turn);
+      options.logger?.warn('could not store turn events; retrying with the next batch', {
+        turnId: turn.turnId,
+        events: records.length,
+        error,
+      });
+      return [false];
+    }
+  };
+
+  /**
+   * Writes what every turn has unsaved, one row per turn in one statement:
+   * many turns streaming at once cost one insert per flush, not one each.
+   * Flushes run one after another, so each turn's batches are stored in order.
+   */
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    writing = writing.then(async () => {
+      const batches = [...unsaved.values()]
+        .filter((turn) => turn.records.length > 0)
+        .map((turn) => {
+          const records = turn.records;
+          turn.records = [];
+          return { turn, records };
+        });
+      unsaved.clear();
+      if (batches.length === 0) return;
+      const shared = batches.filter(({ turn }) => !turn.failing);
+      const alone = batches.filter(({ turn }) => turn.failing);
+      const stored = [
+        ...(shared.length > 0 ? await storeBatches(shared) : []),
+        ...(await Promise.all(alone.map((batch) => storeBatches([batch])))).flat(),
+      ];
+      for (const [index, { turn }] of [...shared, ...alone].entries())
+        if (stored[index] && !turn.ending)
+          await changes.notify(TURN_EVENTS_CHANNEL, turn.turnId).catch((error: unknown) => {
+            options.logger?.warn('could not signal new turn events', {
+              turnId: turn.turnId,
+              error,
+            });
+          });
+    });
+    return writing;
+  };
+
   return {
     open(turn) {
       const live: LiveTurn = { records: [], ended: false, waiters: [] };
       local.set(turn.id, live);
-      let pending: TurnEventRecord[] = [];
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let writing: Promise<void> = Promise.resolve();
-
-      const flush = (signal = true) => {
-        clearTimeout(timer);
-        timer = undefined;
-        writing = writing.then(async () => {
-          const batch = pending;
-          if (batch.length === 0) return;
-          pending = [];
-          try {
-            await store.append(turn.id, batch);
-            if (signal) await changes.notify(TURN_EVENTS_CHANNEL, turn.id);
-          } catch (error) {
-            // Kept for the next batch: followers elsewhere see these a little later.
-            pending = [...batch, ...pending];
-            options.logger?.warn('could not store turn events; retrying with the next batch', {
-              turnId: turn.id,
-              events: batch.length,
-              error,
-            });
-          }
-        });
-        return writing;
+      const queue: Unsaved = { turnId: turn.id, records: [], ending: false, failing: false };
+      const enqueue = (record: TurnEventRecord) => {
+        queue.records.push(record);
+        unsaved.set(turn.id, queue);
       };
 
       return {
@@ -237,17 +298,20 @@ export function createTurnEventLog(options: TurnEventLogOptions): TurnEventLog {
         append(event) {
           const record = { seq: live.records.length + 1, event };
           live.records.push(record);
-          pending.push(record);
+          enqueue(record);
           if (live.waiters.length > 0) wakeAll(live);
-          if (pending.length >= maxBatch) void flush();
+          if (queue.records.length >= maxBatch) void flush();
           else timer ??= setTimeout(flush, flushDelayMs);
           return record.seq;
         },
         async end(done, release) {
           const record = { seq: live.records.length + 1, event: done };
-          pending.push(record);
-          await flush(false);
-          if (pending.length > 0) await flush(false);
+          queue.ending = true;
+          enqueue(record);
+          await flush();
+          if (queue.records.length > 0) await flush();
+          // What still could not be stored is given up (and was logged): the turn is over.
+          if (unsaved.get(turn.id) === queue) unsaved.delete(turn.id);
           try {
             await store.finish(turn.id, done.status);
           } catch (error) {

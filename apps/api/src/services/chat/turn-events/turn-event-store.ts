@@ -21,6 +21,18 @@ export interface TurnEventRecord {
 
 export type StoredTurnStatus = 'running' | TurnStatus;
 
+/** Consecutive events of one turn, stored as one row. */
+export interface TurnEventBatch {
+  turnId: string;
+  events: readonly TurnEventRecord[];
+}
+
+/**
+ * Rows per INSERT: four parameters each, far below SQLite's 32,766 and
+ * PostgreSQL's 65,535 parameters per statement.
+ */
+export const APPEND_ROWS_PER_STATEMENT = 250;
+
 export interface TurnRecord {
   id: string;
   chatId: string;
@@ -42,6 +54,12 @@ export interface TurnEventStore {
   create(turn: NewTurn): Promise<TurnRecord>;
   /** Stores consecutive events of a running turn as one batch. */
   append(turnId: string, events: readonly TurnEventRecord[]): Promise<void>;
+  /**
+   * Stores a batch for each of several turns in one statement (per
+   * `APPEND_ROWS_PER_STATEMENT` batches): all of them, or — when it fails —
+   * none.
+   */
+  appendBatches(batches: readonly TurnEventBatch[]): Promise<void>;
   finish(turnId: string, status: TurnStatus): Promise<void>;
   get(turnId: string): Promise<TurnRecord | undefined>;
   /** The chat's latest turn, running or ended. */
@@ -100,6 +118,34 @@ export function createTurnEventStore(
     'ended_at',
   ] as const;
 
+  const appendBatches: TurnEventStore['appendBatches'] = async (batches) => {
+    const rows = batches.flatMap(({ turnId, events }) => {
+      const first = events[0];
+      const last = events.at(-1);
+      if (!first || !last) return [];
+      return [
+        {
+          turn_id: turnId,
+          first_seq: first.seq,
+          last_seq: last.seq,
+          events: writeJson(events.map((record) => record.event)),
+        },
+      ];
+    });
+    if (rows.length === 0) return;
+    if (rows.length <= APPEND_ROWS_PER_STATEMENT) {
+      await db.insertInto('turn_events').values(rows).execute();
+      return;
+    }
+    await db.transaction().execute(async (transaction) => {
+      for (let start = 0; start < rows.length; start += APPEND_ROWS_PER_STATEMENT)
+        await transaction
+          .insertInto('turn_events')
+          .values(rows.slice(start, start + APPEND_ROWS_PER_STATEMENT))
+          .execute();
+    });
+  };
+
   return {
     async create(turn) {
       const startedAt = writeTimestamp(now());
@@ -127,20 +173,8 @@ export function createTurnEventStore(
       return { ...turn, status: 'running', startedAt: readTimestamp(startedAt) };
     },
 
-    async append(turnId, events) {
-      const first = events[0];
-      const last = events.at(-1);
-      if (!first || !last) return;
-      await db
-        .insertInto('turn_events')
-        .values({
-          turn_id: turnId,
-          first_seq: first.seq,
-          last_seq: last.seq,
-          events: writeJson(events.map((record) => record.event)),
-        })
-        .execute();
-    },
+    append: (turnId, events) => appendBatches([{ turnId, events }]),
+    appendBatches,
 
     async finish(turnId, status) {
       await db

@@ -1,8 +1,10 @@
 /**
  * The turn event log on a real database: events are stored in batches (far
  * fewer rows than events), a follower on another instance gets every event in
- * order, `done` becomes visible only after the chat is released, and a
- * follower of a turn whose instance died is told so instead of waiting.
+ * order, `done` becomes visible only after the chat is released, a follower
+ * of a turn whose instance died is told so instead of waiting, and many turns
+ * streaming at once share their inserts without one failing turn holding the
+ * others back.
  */
 import { expect, test } from 'bun:test';
 import type { TurnStreamEvent } from '@mango/shared';
@@ -11,6 +13,7 @@ import { resumeAfter } from '../../../../src/services/chat/chat-turn-service';
 import { createTurnEventLog } from '../../../../src/services/chat/turn-events/turn-event-log';
 import {
   createTurnEventStore,
+  type TurnEventBatch,
   type TurnEventRecord,
   type TurnRecord,
 } from '../../../../src/services/chat/turn-events/turn-event-store';
@@ -126,6 +129,120 @@ describeEachDatabase('the turn event log', (_kind, current) => {
     expect(records[2]?.event).toMatchObject({ code: 'aborted', retryable: true });
     expect(records[3]?.event).toEqual({ type: 'done', status: 'error', iterations: 1 });
     expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  test('turns streaming at once share one insert per flush, each turn’s batches in order', async () => {
+    const { database } = current();
+    const turns = await Promise.all(Array.from({ length: 30 }, () => newTurn()));
+    const store = createTurnEventStore(database);
+    const calls: TurnEventBatch[][] = [];
+    const log = createTurnEventLog({
+      store: {
+        ...store,
+        appendBatches: (batches) => {
+          calls.push([...batches]);
+          return store.appendBatches(batches);
+        },
+      },
+      changes: database.changes,
+      isRunning: async () => true,
+      flushDelayMs: 20,
+    });
+    const recorders = turns.map((turn) => log.open(turn));
+    for (let round = 0; round < 3; round++) {
+      for (const [index, recorder] of recorders.entries())
+        recorder.append({ type: 'text_delta', delta: `${index}.${round} ` });
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    await Promise.all(
+      recorders.map((recorder) =>
+        recorder.end({ type: 'done', status: 'completed', iterations: 1 }, async () => {}),
+      ),
+    );
+    // Three flushes of thirty turns and the ends, instead of ninety inserts and thirty more.
+    expect(calls.length).toBeLessThanOrEqual(6);
+    expect(calls[0]?.map((batch) => batch.turnId).sort()).toEqual(
+      turns.map((turn) => turn.id).sort(),
+    );
+    for (const [index, turn] of turns.entries()) {
+      const records = await store.read(turn.id, 0);
+      expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
+      expect(records.slice(0, 3).map((record) => record.event)).toEqual(
+        [0, 1, 2].map((round) => ({ type: 'text_delta', delta: `${index}.${round} ` })),
+      );
+      expect((await store.get(turn.id))?.status).toBe('completed');
+    }
+  });
+
+  test('a turn whose events cannot be stored does not hold back the others’', async () => {
+    const { database } = current();
+    const [gone, kept] = [await newTurn(), await newTurn()];
+    const store = createTurnEventStore(database);
+    const warnings: unknown[] = [];
+    const log = createTurnEventLog({
+      store,
+      changes: database.changes,
+      isRunning: async () => true,
+      flushDelayMs: 20,
+      logger: {
+        debug: () => {},
+        info: () => {},
+        warn: (message, fields) => warnings.push({ message, ...fields }),
+        error: () => {},
+      },
+    });
+    const goneRecorder = log.open(gone);
+    const keptRecorder = log.open(kept);
+    // The chat is deleted while its turn streams: its turn row goes, and its events with it.
+    await database.db.deleteFrom('chats').where('id', '=', gone.chatId).execute();
+    goneRecorder.append({ type: 'text_delta', delta: 'lost' });
+    keptRecorder.append({ type: 'text_delta', delta: 'kept' });
+    await keptRecorder.end({ type: 'done', status: 'completed', iterations: 1 }, async () => {});
+    expect((await store.read(kept.id, 0)).map((record) => record.event)).toEqual([
+      { type: 'text_delta', delta: 'kept' },
+      { type: 'done', status: 'completed', iterations: 1 },
+    ]);
+    expect(warnings).toContainEqual(expect.objectContaining({ turnId: gone.id, events: 1 }));
+    expect(warnings).not.toContainEqual(expect.objectContaining({ turnId: kept.id }));
+    // Its events are retried alone, and given up when it ends: nothing is retried for ever.
+    const calls: TurnEventBatch[][] = [];
+    const spied = createTurnEventLog({
+      store: {
+        ...store,
+        appendBatches: (batches) => {
+          calls.push([...batches]);
+          return store.appendBatches(batches);
+        },
+      },
+      changes: database.changes,
+      isRunning: async () => true,
+      flushDelayMs: 10,
+      logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    const [other, third] = [await newTurn(), await newTurn()];
+    const lost = spied.open({ ...gone, id: `${gone.id}-again` });
+    const a = spied.open(other);
+    const b = spied.open(third);
+    lost.append({ type: 'text_delta', delta: 'lost' });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    a.append({ type: 'text_delta', delta: 'a' });
+    b.append({ type: 'text_delta', delta: 'b' });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const shared = calls.filter((batches) => batches.length > 1);
+    expect(shared.length).toBeGreaterThan(0);
+    expect(shared.at(-1)?.map((batch) => batch.turnId)).not.toContain(`${gone.id}-again`);
+    await lost.end({ type: 'done', status: 'error', iterations: 0 }, async () => {});
+    const afterEnd = calls.length;
+    a.append({ type: 'text_delta', delta: 'a2' });
+    await a.end({ type: 'done', status: 'completed', iterations: 1 }, async () => {});
+    await b.end({ type: 'done', status: 'completed', iterations: 1 }, async () => {});
+    expect(
+      calls
+        .slice(afterEnd)
+        .flat()
+        .map((batch) => batch.turnId),
+    ).not.toContain(`${gone.id}-again`);
+    expect((await store.read(other.id, 0)).map((record) => record.seq)).toEqual([1, 2, 3]);
   });
 
   test('a new turn forgets the chat’s earlier turn and its events', async () => {
