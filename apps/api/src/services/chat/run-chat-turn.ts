@@ -8,8 +8,10 @@
  * failed, unknown, disabled, cancelled or cut off — so the conversation can
  * always continue. Provider failures end the turn with their coded `error`
  * event, keeping everything produced before it. `checkpoint` lets the caller
- * store the turn as it goes: once a step's model message is complete (before
- * its tools run) and once its results are in (before the next model call).
+ * store the turn as it goes: once a step's model message is complete (when
+ * its tools are still running `checkpointGraceMs` later; tools that finish
+ * sooner are stored with their results) and once its results are in (before
+ * the next model call).
  */
 
 import type {
@@ -30,6 +32,13 @@ import { streamModelStep } from './stream-model-step';
 import type { TurnToolset } from './turn-toolset';
 
 export const DEFAULT_MAX_ITERATIONS = 25;
+/**
+ * How long a step's tools may run before its model message is stored on its
+ * own. Quick tools (most calls) are stored with their results in one
+ * checkpoint; a slow one (a build, a download) has its call stored while it
+ * runs, so a crash then keeps the model's message.
+ */
+export const DEFAULT_CHECKPOINT_GRACE_MS = 250;
 export const MAX_ITERATIONS_LIMIT = 1000;
 
 export interface RunChatTurnOptions {
@@ -51,6 +60,12 @@ export interface RunChatTurnOptions {
    * goes on. A rejection ends the turn by rejecting `runChatTurn`.
    */
   checkpoint?: (messages: readonly ConversationMessage[]) => Promise<void>;
+  /**
+   * A step's model message is checkpointed before its results only when its
+   * tools are still running this long after they start (default
+   * `DEFAULT_CHECKPOINT_GRACE_MS`; 0: always, before they start).
+   */
+  checkpointGraceMs?: number;
   /** Silence from the provider that ends a model call with `provider_timeout` (default 5 minutes). */
   providerIdleTimeoutMs?: number;
   now?: () => number;
@@ -124,6 +139,29 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
   };
   const answerAll = (calls: ToolCallPart[], why: string): ToolResultPart[] =>
     calls.map((call) => settleToolCall(call, notRun(why), 0, emit));
+  const checkpointGraceMs = options.checkpointGraceMs ?? DEFAULT_CHECKPOINT_GRACE_MS;
+  /**
+   * Waits for the tools up to the grace; when they are still running then,
+   * checkpoints the model message while they go on and returns that write
+   * (awaited once they end, so a failure still ends the turn).
+   */
+  const checkpointIfSlow = async (running: Promise<unknown>) => {
+    const checkpoint = options.checkpoint;
+    if (!checkpoint) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slow = await Promise.race([
+      running.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), checkpointGraceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!slow) return undefined;
+    const write = checkpoint(added);
+    // Awaited after the tools; until then a rejection must not count as unhandled.
+    write.catch(() => {});
+    return write;
+  };
   const finish = (status: TurnStatus, error?: ErrorEvent): ChatTurnResult => {
     emit({ type: 'done', status, iterations });
     return { status, iterations, messages: added, ...(error ? { error } : {}) };
@@ -173,14 +211,17 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
       });
       break;
     }
-    await options.checkpoint?.(added);
-    const results = await executeToolCalls(step.completedCalls, {
+    if (checkpointGraceMs <= 0) await options.checkpoint?.(added);
+    const running = executeToolCalls(step.completedCalls, {
       toolset: options.toolset,
       signal,
       emit,
       onImagePart: (call, image) => insertImagePart(step.parts, call, image),
       now,
     });
+    const early = checkpointGraceMs > 0 ? await checkpointIfSlow(running) : undefined;
+    const results = await running;
+    await early;
     record({ role: 'tool', parts: results });
     if (signal.aborted) return finish('cancelled');
     await options.checkpoint?.(added);

@@ -44,8 +44,9 @@ export function createTurnMessageWriter(
       const usage = message.role === 'assistant' ? message.usage : undefined;
       // Copied as JSON now: the loop keeps changing the objects it handed over.
       const json = JSON.stringify({ parts: message.parts, usage });
-      const copy = JSON.parse(json) as Pick<NewMessage, 'parts' | 'usage'>;
       const written = stored[index];
+      if (written?.json === json) return;
+      const copy = JSON.parse(json) as Pick<NewMessage, 'parts' | 'usage'>;
       if (!written) {
         const id =
           message.role === 'assistant' && firstAssistant
@@ -54,7 +55,7 @@ export function createTurnMessageWriter(
         if (message.role === 'assistant') firstAssistant = false;
         changes.append.push({ ...(id ? { id } : {}), role: message.role, ...copy });
         appended.push({ json, role: message.role });
-      } else if (written.json !== json) {
+      } else {
         changes.update.push({ id: written.id, ...copy });
         rewritten.push({ entry: written, json });
       }
