@@ -2,6 +2,7 @@
  * get_current_datetime (docs/tools/datetime.md#get_current_datetime): the current date and time in an IANA
  * timezone and a BCP 47 locale, with the UTC instant and the zone's offset.
  */
+import { LRUCache } from 'lru-cache';
 import { parseToolArguments } from '../arg-parsing';
 import { ToolArgumentError } from '../errors';
 import { registerTool } from '../registry';
@@ -137,23 +138,51 @@ function localIsoOf(date: Date, timezone: string, offset: string): string {
   return `${year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
 }
 
+type LocalFields = Pick<
+  CurrentDateTimeResult,
+  'localDateTime' | 'localIso' | 'offset' | 'dayOfWeek'
+>;
+
+/**
+ * The local fields of one whole second in a zone and locale. Nothing they show
+ * is finer than a second (offsets change on second boundaries too), so every
+ * call within that second reuses them instead of formatting four times again.
+ */
+const localFieldsBySecond = new LRUCache<string, LocalFields>({ max: 256 });
+
+function localFieldsOf(date: Date, timezone: string, locale: string): LocalFields {
+  const key = `${Math.floor(date.getTime() / 1000)}\n${timezone}\n${locale}`;
+  let fields = localFieldsBySecond.get(key);
+  if (!fields) {
+    const offset = offsetOf(date, timezone);
+    fields = {
+      localDateTime: dateTimeFormats
+        .get(locale, { timeZone: timezone, dateStyle: 'full', timeStyle: 'long' })
+        .format(date),
+      localIso: localIsoOf(date, timezone, offset),
+      offset,
+      dayOfWeek: dateTimeFormats.get(locale, { timeZone: timezone, weekday: 'long' }).format(date),
+    };
+    localFieldsBySecond.set(key, fields);
+  }
+  return fields;
+}
+
 export function describeDateTime(
   date: Date,
   timezone: string,
   locale: string,
 ): CurrentDateTimeResult {
-  const offset = offsetOf(date, timezone);
+  const { localDateTime, localIso, offset, dayOfWeek } = localFieldsOf(date, timezone, locale);
   return {
     utc: date.toISOString(),
     unixMs: date.getTime(),
     timezone,
     locale,
-    localDateTime: dateTimeFormats
-      .get(locale, { timeZone: timezone, dateStyle: 'full', timeStyle: 'long' })
-      .format(date),
-    localIso: localIsoOf(date, timezone, offset),
+    localDateTime,
+    localIso,
     offset,
-    dayOfWeek: dateTimeFormats.get(locale, { timeZone: timezone, weekday: 'long' }).format(date),
+    dayOfWeek,
   };
 }
 

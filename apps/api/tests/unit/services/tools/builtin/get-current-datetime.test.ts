@@ -72,6 +72,28 @@ describe('get_current_datetime', () => {
     ).toBe('+01:00');
   });
 
+  test('calls within one second share its local fields; the instant stays exact, and the next second, the next zone or a DST change are formatted anew', () => {
+    const first = describeDateTime(new Date('2026-03-29T00:59:59.001Z'), 'Europe/Lisbon', 'en-GB');
+    const later = describeDateTime(new Date('2026-03-29T00:59:59.999Z'), 'Europe/Lisbon', 'en-GB');
+    expect(later.utc).toBe('2026-03-29T00:59:59.999Z');
+    expect(later.unixMs).toBe(first.unixMs + 998);
+    expect(later.localIso).toBe('2026-03-29T00:59:59+00:00');
+    expect(later.localDateTime).toBe(first.localDateTime);
+    // Lisbon moves to summer time at 01:00 UTC that day.
+    const next = describeDateTime(new Date('2026-03-29T01:00:00.000Z'), 'Europe/Lisbon', 'en-GB');
+    expect(next.localIso).toBe('2026-03-29T02:00:00+01:00');
+    expect(next.offset).toBe('+01:00');
+    const elsewhere = describeDateTime(new Date('2026-03-29T00:59:59.500Z'), 'Asia/Tokyo', 'en-GB');
+    expect(elsewhere.localIso).toBe('2026-03-29T09:59:59+09:00');
+    const otherLocale = describeDateTime(
+      new Date('2026-03-29T00:59:59.500Z'),
+      'Europe/Lisbon',
+      'pt-PT',
+    );
+    expect(otherLocale.dayOfWeek).toBe('domingo');
+    expect(first.dayOfWeek).toBe('Sunday');
+  });
+
   test('formatters are made once per timezone and locale, then reused', async () => {
     const before = dateTimeFormats.size;
     await call({ timezone: 'Pacific/Chatham', locale: 'en-NZ' });
