@@ -2,7 +2,8 @@
  * The turn running in each chat: at most one per chat, and cancellable from
  * any API instance (docs/operations.md#the-database). A turn runs on the instance that received it;
  * the database store records it in `chat_turns`, where that instance keeps a
- * heartbeat and watches for a cancel request any instance may set, so a cancel
+ * heartbeat (one beat a second for all the claims it holds) and watches for a
+ * cancel request any instance may set, so a cancel
  * sent to another instance behind a load balancer still reaches it (within one
  * heartbeat). A row whose heartbeat stopped belongs to a crashed instance and
  * no longer blocks the chat.
@@ -68,6 +69,9 @@ export function createMemoryRunningTurns(): RunningTurns {
   };
 }
 
+/** Claims refreshed by one statement of a beat (two parameters each, well within every limit). */
+export const CLAIMS_PER_BEAT_STATEMENT = 500;
+
 export interface DatabaseRunningTurnsOptions {
   /** How often the running instance refreshes its claim and looks for a cancel (default 1 s). */
   heartbeatMs?: number;
@@ -92,6 +96,50 @@ export function createDatabaseRunningTurns(
   const now = options.now ?? Date.now;
   const local = new Map<string, AbortController>();
   const freshSince = () => writeTimestamp(now() - staleAfterMs);
+  /** The claims this instance holds, by chat: each beat refreshes them all at once. */
+  const claims = new Map<string, { turnId: string; controller: AbortController }>();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let beating = false;
+
+  /**
+   * One beat for every claim held here: a read of their cancel flags and one
+   * update of their heartbeats per `CLAIMS_PER_BEAT_STATEMENT` claims, rather
+   * than two statements per running turn every second.
+   */
+  const beat = async () => {
+    if (beating) return;
+    beating = true;
+    try {
+      const held = [...claims];
+      for (let start = 0; start < held.length; start += CLAIMS_PER_BEAT_STATEMENT) {
+        const chunk = held.slice(start, start + CLAIMS_PER_BEAT_STATEMENT);
+        const chatIds = chunk.map(([chatId]) => chatId);
+        // Turn ids are unique: a row another instance claimed since (a new turn id) is not touched.
+        const turnIds = chunk.map(([, claim]) => claim.turnId);
+        const rows = await db
+          .selectFrom('chat_turns')
+          .select(['chat_id', 'turn_id', 'cancel_requested'])
+          .where('chat_id', 'in', chatIds)
+          .where('turn_id', 'in', turnIds)
+          .execute();
+        for (const row of rows) {
+          const claim = claims.get(row.chat_id);
+          if (claim?.turnId === row.turn_id && readBoolean(row.cancel_requested))
+            claim.controller.abort();
+        }
+        await db
+          .updateTable('chat_turns')
+          .set({ heartbeat_at: writeTimestamp(now()) })
+          .where('chat_id', 'in', chatIds)
+          .where('turn_id', 'in', turnIds)
+          .execute();
+      }
+    } catch {
+      // The database is briefly unavailable or closing; the next beat tries again.
+    } finally {
+      beating = false;
+    }
+  };
 
   return {
     async begin(chatId, turnId = crypto.randomUUID()) {
@@ -123,27 +171,8 @@ export function createDatabaseRunningTurns(
 
       const controller = new AbortController();
       local.set(chatId, controller);
-      const mine = () =>
-        db.selectFrom('chat_turns').where('chat_id', '=', chatId).where('turn_id', '=', turnId);
-      let beating = false;
-      const heartbeat = setInterval(async () => {
-        if (beating) return;
-        beating = true;
-        try {
-          const row = await mine().select('cancel_requested').executeTakeFirst();
-          if (row && readBoolean(row.cancel_requested)) controller.abort();
-          await db
-            .updateTable('chat_turns')
-            .set({ heartbeat_at: writeTimestamp(now()) })
-            .where('chat_id', '=', chatId)
-            .where('turn_id', '=', turnId)
-            .execute();
-        } catch {
-          // The database is briefly unavailable or closing; the next beat tries again.
-        } finally {
-          beating = false;
-        }
-      }, heartbeatMs);
+      claims.set(chatId, { turnId, controller });
+      heartbeat ??= setInterval(beat, heartbeatMs);
       let ended = false;
       return {
         signal: controller.signal,
@@ -151,7 +180,11 @@ export function createDatabaseRunningTurns(
         async end() {
           if (ended) return;
           ended = true;
-          clearInterval(heartbeat);
+          if (claims.get(chatId)?.controller === controller) claims.delete(chatId);
+          if (claims.size === 0) {
+            clearInterval(heartbeat);
+            heartbeat = undefined;
+          }
           if (local.get(chatId) === controller) local.delete(chatId);
           await db
             .deleteFrom('chat_turns')
