@@ -5,7 +5,8 @@
  * - **A guard process.** One small `sh` per server process, started with the
  *   first command, reads a pipe whose other end only the server holds. The
  *   server tells it each command's process group as the command starts
- *   (`add <pgid>`) and ends (`del <pgid>`). When the server dies, even by
+ *   (`add <pgid>`) and ends (`del <pgid>`, sent with the next `add` or
+ *   within `GUARD_DELETE_DELAY_MS`). When the server dies, even by
  *   SIGKILL, the kernel closes its end; the guard's read ends and it SIGKILLs
  *   every group still registered, then exits. (Inside the sandbox,
  *   bubblewrap's `--die-with-parent` and its pid namespace end everything too.)
@@ -40,7 +41,56 @@ const GUARD_SCRIPT = [
 ].join('\n');
 
 interface Guard {
-  write(line: string): void;
+  registry: GroupRegistry;
+}
+
+/**
+ * How long an ended command's `del` may wait to ride along with the next
+ * command's `add`: one write, and one wake-up of the guard, per command instead
+ * of two. A group is dead when its `del` is queued, and its number comes back
+ * only after the kernel hands out every other pid first, so the delay leaves
+ * nothing alive registered.
+ */
+export const GUARD_DELETE_DELAY_MS = 200;
+
+export interface GroupRegistry {
+  /** Registers `pgid` at once; the function returned unregisters it (within `deleteDelayMs`). */
+  add(pgid: number): () => void;
+}
+
+/** The guard's protocol over `write`: `add` lines at once, preceded by the `del` lines waiting. */
+export function createGroupRegistry(
+  write: (text: string) => void,
+  deleteDelayMs = GUARD_DELETE_DELAY_MS,
+): GroupRegistry {
+  let waiting = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const take = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const text = waiting;
+    waiting = '';
+    return text;
+  };
+  const flush = () => {
+    const text = take();
+    if (text !== '') write(text);
+  };
+  return {
+    add(pgid) {
+      write(`${take()}add ${pgid}\n`);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        waiting += `del ${pgid}\n`;
+        if (!timer) {
+          timer = setTimeout(flush, deleteDelayMs);
+          timer.unref?.();
+        }
+      };
+    },
+  };
 }
 
 let guard: Guard | null | undefined;
@@ -63,15 +113,15 @@ function startGuard(): Guard | null {
       guard = undefined;
     });
     return {
-      write(line) {
+      registry: createGroupRegistry((text) => {
         if (!alive) return;
         try {
-          sink.write(line);
+          sink.write(text);
           void Promise.resolve(sink.flush()).catch(() => {});
         } catch {
           // the guard is gone; the next command starts another
         }
-      },
+      }),
     };
   } catch {
     return null;
@@ -88,8 +138,7 @@ export function guardProcessGroup(pgid: number): () => void {
   if (guard === undefined) guard = startGuard();
   const current = guard;
   if (!current) return () => {};
-  current.write(`add ${pgid}\n`);
-  return () => current.write(`del ${pgid}\n`);
+  return current.registry.add(pgid);
 }
 
 let serverIdentity: string | undefined;
