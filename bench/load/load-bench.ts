@@ -22,7 +22,7 @@ import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-prov
 import { startServerProcess } from '../../apps/api/tests/support/server-process';
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
 import { createBenchApiKey, signUpBenchUser } from '../bench-accounts';
-import { median } from './figures';
+import { median, percentile } from './figures';
 import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
 
 const MODEL = 'openai-compatible:llama3.1';
@@ -119,6 +119,11 @@ export interface LoadCaseFigures {
   directP99: number;
   addedP50: number;
   addedP99: number;
+  /**
+   * Percentiles of every round's samples taken together (p99 of 2,000 turns
+   * rather than the median of ten rounds' second-worst): the steadier figure.
+   */
+  pooled: { turnP50: number; turnP99: number; directP50: number; directP99: number };
   serverCpuPerTurn: number;
 }
 
@@ -131,6 +136,8 @@ export interface LoadBenchFigures {
 
 function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures {
   const of = (pick: (round: RoundResult) => number) => median(rounds.map(pick));
+  const turns = rounds.flatMap((round) => round.turnSamples);
+  const directs = rounds.flatMap((round) => round.directSamples);
   return {
     concurrency,
     rounds,
@@ -140,6 +147,12 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
     directP99: of((round) => round.direct.p99),
     addedP50: of((round) => round.turn.p50 - round.direct.p50),
     addedP99: of((round) => round.turn.p99 - round.direct.p99),
+    pooled: {
+      turnP50: percentile(turns, 50),
+      turnP99: percentile(turns, 99),
+      directP50: percentile(directs, 50),
+      directP99: percentile(directs, 99),
+    },
     serverCpuPerTurn: of((round) => round.serverCpuPerTurn),
   };
 }
@@ -286,6 +299,14 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
         : '';
     console.log(
       `  ${String(figure.concurrency).padStart(7)}  ${String(figure.rounds.length).padStart(6)}  ${ms(figure.turnP50)}   ${ms(figure.turnP99)}     ${ms(figure.directP50)}     ${ms(figure.directP99)}    ${ms(figure.addedP50)}    ${ms(figure.addedP99)}  ${ms(figure.serverCpuPerTurn).padStart(15)}${target}`,
+    );
+  }
+  console.log("  the same, every round's samples pooled (percentiles of all turns of the case):");
+  for (const figure of figures.cases) {
+    const { pooled } = figure;
+    const samples = figure.rounds.reduce((sum, round) => sum + round.turnSamples.length, 0);
+    console.log(
+      `  ${String(figure.concurrency).padStart(7)}  ${String(samples).padStart(6)}  ${ms(pooled.turnP50)}   ${ms(pooled.turnP99)}     ${ms(pooled.directP50)}     ${ms(pooled.directP99)}    ${ms(pooled.turnP50 - pooled.directP50)}    ${ms(pooled.turnP99 - pooled.directP99)}   (turns)`,
     );
   }
   const memory = figures.memory;

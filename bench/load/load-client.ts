@@ -52,6 +52,9 @@ export interface RoundResult {
   round: number;
   turn: { p50: number; p99: number };
   direct: { p50: number; p99: number };
+  /** Every sample of the round, ms, for percentiles over all rounds together. */
+  turnSamples: number[];
+  directSamples: number[];
   /** The server's CPU time (user + system) while the round's turns ran, per turn, ms. */
   serverCpuPerTurn: number;
 }
@@ -200,6 +203,8 @@ for (const loadCase of config.cases) {
         round,
         turn: summary(turns),
         direct: summary(directs),
+        turnSamples: turns,
+        directSamples: directs,
         serverCpuPerTurn: serverCpu / turns.length,
       });
   }
