@@ -271,14 +271,19 @@ export function createTurnEventLog(options: TurnEventLogOptions): TurnEventLog {
         ...(shared.length > 0 ? await storeBatches(shared) : []),
         ...(await Promise.all(alone.map((batch) => storeBatches([batch])))).flat(),
       ];
-      for (const [index, { turn }] of [...shared, ...alone].entries())
-        if (stored[index] && !turn.ending)
-          await changes.notify(TURN_EVENTS_CHANNEL, turn.turnId).catch((error: unknown) => {
-            options.logger?.warn('could not signal new turn events', {
-              turnId: turn.turnId,
-              error,
-            });
-          });
+      // The signals go out together: on PostgreSQL each is a round trip of its own.
+      await Promise.all(
+        [...shared, ...alone]
+          .filter(({ turn }, index) => stored[index] && !turn.ending)
+          .map(({ turn }) =>
+            changes.notify(TURN_EVENTS_CHANNEL, turn.turnId).catch((error: unknown) => {
+              options.logger?.warn('could not signal new turn events', {
+                turnId: turn.turnId,
+                error,
+              });
+            }),
+          ),
+      );
     });
     return writing;
   };
