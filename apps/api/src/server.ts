@@ -5,6 +5,7 @@
  */
 import type { AppDatabase } from './db/database';
 import type { Logger } from './logger';
+import { raceTimeout } from './race-timeout';
 import { getRequestContext, setPeerAddressLookup } from './request-context';
 
 export interface RequestHandlerApp {
@@ -95,15 +96,11 @@ export function startServer(options: StartServerOptions): RunningServer {
     port,
     stop() {
       stopping ??= (async () => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const graceOver = new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), graceMs);
-        });
-        const outcome = await Promise.race([
+        const outcome = await raceTimeout(
           server.stop().then(() => 'drained' as const),
-          graceOver,
-        ]);
-        clearTimeout(timer);
+          graceMs,
+          'timeout' as const,
+        );
         if (outcome === 'timeout') {
           logger.warn('requests still running after the shutdown grace period; closing them', {
             pendingRequests: server.pendingRequests,

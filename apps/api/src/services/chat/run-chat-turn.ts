@@ -25,6 +25,7 @@ import type {
   TurnStreamEvent,
 } from '@mango/shared';
 import { AppError } from '../../errors';
+import { raceTimeout } from '../../race-timeout';
 import type { LanguageModelProvider } from '../providers/spec';
 import { ToolAbortedError } from '../tools/errors';
 import { executeToolCalls, settleToolCall } from './execute-tool-calls';
@@ -148,14 +149,11 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
   const checkpointIfSlow = async (running: Promise<unknown>) => {
     const checkpoint = options.checkpoint;
     if (!checkpoint) return undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const slow = await Promise.race([
+    const slow = await raceTimeout(
       running.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), checkpointGraceMs);
-      }),
-    ]);
-    clearTimeout(timer);
+      checkpointGraceMs,
+      true,
+    );
     if (!slow) return undefined;
     const write = checkpoint(added);
     // Awaited after the tools; until then a rejection must not count as unhandled.

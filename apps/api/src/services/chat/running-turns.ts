@@ -94,7 +94,6 @@ export function createDatabaseRunningTurns(
   const heartbeatMs = options.heartbeatMs ?? 1000;
   const staleAfterMs = options.staleAfterMs ?? 15_000;
   const now = options.now ?? Date.now;
-  const local = new Map<string, AbortController>();
   const freshSince = () => writeTimestamp(now() - staleAfterMs);
   /** The claims this instance holds, by chat: each beat refreshes them all at once. */
   const claims = new Map<string, { turnId: string; controller: AbortController }>();
@@ -143,7 +142,7 @@ export function createDatabaseRunningTurns(
 
   return {
     async begin(chatId, turnId = crypto.randomUUID()) {
-      if (local.has(chatId)) return undefined;
+      if (claims.has(chatId)) return undefined;
       const stamp = writeTimestamp(now());
       await db
         .deleteFrom('chat_turns')
@@ -167,10 +166,9 @@ export function createDatabaseRunningTurns(
         .select('turn_id')
         .where('chat_id', '=', chatId)
         .executeTakeFirst();
-      if (owner?.turn_id !== turnId || local.has(chatId)) return undefined;
+      if (owner?.turn_id !== turnId || claims.has(chatId)) return undefined;
 
       const controller = new AbortController();
-      local.set(chatId, controller);
       claims.set(chatId, { turnId, controller });
       heartbeat ??= setInterval(beat, heartbeatMs);
       let ended = false;
@@ -185,7 +183,6 @@ export function createDatabaseRunningTurns(
             clearInterval(heartbeat);
             heartbeat = undefined;
           }
-          if (local.get(chatId) === controller) local.delete(chatId);
           await db
             .deleteFrom('chat_turns')
             .where('chat_id', '=', chatId)
@@ -197,7 +194,7 @@ export function createDatabaseRunningTurns(
     },
 
     async cancel(chatId) {
-      const controller = local.get(chatId);
+      const controller = claims.get(chatId)?.controller;
       controller?.abort();
       const result = await db
         .updateTable('chat_turns')
@@ -209,7 +206,7 @@ export function createDatabaseRunningTurns(
     },
 
     async isRunning(chatId) {
-      if (local.has(chatId)) return true;
+      if (claims.has(chatId)) return true;
       const row = await db
         .selectFrom('chat_turns')
         .select('turn_id')
@@ -220,15 +217,15 @@ export function createDatabaseRunningTurns(
     },
 
     cancelAll() {
-      for (const controller of local.values()) controller.abort();
-      return local.size;
+      for (const { controller } of claims.values()) controller.abort();
+      return claims.size;
     },
 
     async releaseLeftovers() {
       if (!options.instanceId) return 0;
       let query = db.deleteFrom('chat_turns').where('instance_id', '=', options.instanceId);
       // This instance's own turns of this run stay claimed.
-      const mine = [...local.keys()];
+      const mine = [...claims.keys()];
       if (mine.length > 0) query = query.where('chat_id', 'not in', mine);
       const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows);

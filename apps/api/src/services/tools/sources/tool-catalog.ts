@@ -6,6 +6,7 @@
  * built-ins first) keeps the name, the later tool is left out and reported.
  */
 import { AppError } from '../../../errors';
+import { raceTimeout } from '../../../race-timeout';
 import type { SavedToolSettingsByName } from '../runtime';
 import type { ToolScope } from '../types';
 import type { SourcedTool, ToolListingRequest, ToolSource } from './tool-source';
@@ -132,17 +133,9 @@ async function raceBudget(
   giveUp: () => void,
 ): Promise<SourcedTool[] | 'timed_out'> {
   listing.catch(() => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<'timed_out'>((resolve) => {
-    timer = setTimeout(() => resolve('timed_out'), budgetMs);
-  });
-  try {
-    const outcome = await Promise.race([listing, timedOut]);
-    if (outcome === 'timed_out') giveUp();
-    return outcome;
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await raceTimeout(listing, budgetMs, 'timed_out' as const);
+  if (outcome === 'timed_out') giveUp();
+  return outcome;
 }
 
 export function createToolCatalog(

@@ -15,10 +15,22 @@ import {
   createTurnEventStore,
   type TurnEventBatch,
   type TurnEventRecord,
+  type TurnEventStore,
   type TurnRecord,
 } from '../../../../src/services/chat/turn-events/turn-event-store';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestUser } from '../../../support/test-rows';
+
+/** `store`, with every appendBatches call's batches pushed onto `calls`. */
+function recordingAppends(store: TurnEventStore, calls: TurnEventBatch[][]): TurnEventStore {
+  return {
+    ...store,
+    appendBatches: (batches) => {
+      calls.push([...batches]);
+      return store.appendBatches(batches);
+    },
+  };
+}
 
 async function collect(events: AsyncGenerator<TurnEventRecord>): Promise<TurnEventRecord[]> {
   const records: TurnEventRecord[] = [];
@@ -137,13 +149,7 @@ describeEachDatabase('the turn event log', (_kind, current) => {
     const store = createTurnEventStore(database);
     const calls: TurnEventBatch[][] = [];
     const log = createTurnEventLog({
-      store: {
-        ...store,
-        appendBatches: (batches) => {
-          calls.push([...batches]);
-          return store.appendBatches(batches);
-        },
-      },
+      store: recordingAppends(store, calls),
       changes: database.changes,
       isRunning: async () => true,
       flushDelayMs: 20,
@@ -207,13 +213,7 @@ describeEachDatabase('the turn event log', (_kind, current) => {
     // Its events are retried alone, and given up when it ends: nothing is retried for ever.
     const calls: TurnEventBatch[][] = [];
     const spied = createTurnEventLog({
-      store: {
-        ...store,
-        appendBatches: (batches) => {
-          calls.push([...batches]);
-          return store.appendBatches(batches);
-        },
-      },
+      store: recordingAppends(store, calls),
       changes: database.changes,
       isRunning: async () => true,
       flushDelayMs: 10,

@@ -8,6 +8,7 @@
  * that holds stdout open cannot keep the call waiting.
  */
 import { statSync } from 'node:fs';
+import { raceTimeout } from '../../../../race-timeout';
 import {
   NotFoundError,
   ToolAbortedError,
@@ -234,14 +235,11 @@ export async function runShellCommand(
   releaseGuard();
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-  let drainTimer: ReturnType<typeof setTimeout> | undefined;
-  const drained = await Promise.race([
+  const drained = await raceTimeout(
     reading.then(() => true),
-    new Promise<boolean>((resolve) => {
-      drainTimer = setTimeout(() => resolve(false), drainMs);
-    }),
-  ]);
-  clearTimeout(drainTimer);
+    drainMs,
+    false,
+  );
   if (!drained) {
     // A survivor still holds a pipe: stop reading rather than wait for it.
     await Promise.allSettled([stdoutReader.cancel(), stderrReader.cancel()]);
