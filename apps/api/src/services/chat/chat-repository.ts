@@ -16,6 +16,7 @@ import {
 } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import type { AppDatabase } from '../../db/database';
+import { prepareQuery } from '../../db/prepared-query';
 import { readBoolean, readJson, readTimestamp, writeJson, writeTimestamp } from '../../db/values';
 
 export interface ChatRecord {
@@ -136,22 +137,130 @@ export function createMessageId(): string {
   return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
 }
 
+const chatColumns = [
+  'id',
+  'user_id',
+  'title',
+  'mode',
+  'working_directory',
+  'restrict_to_working_directory',
+  'model',
+  'created_at',
+  'updated_at',
+] as const;
+
+// The statements every turn repeats (a chat's lookup, its messages, each checkpoint's writes),
+// prepared once per database (db/prepared-query.ts).
+const selectChat = prepareQuery<{ chatId: string; userId: string }, ChatRow>((db, slot) =>
+  db
+    .selectFrom('chats')
+    .select(chatColumns)
+    .where('id', '=', slot('chatId'))
+    .where('user_id', '=', slot('userId')),
+);
+
+interface StoredMessageRow {
+  id: string;
+  chat_id: string;
+  role: string;
+  parts: unknown;
+  usage: unknown;
+  created_at: Date | string;
+}
+
+const selectMessages = prepareQuery<{ chatId: string }, StoredMessageRow>((db, slot) =>
+  db
+    .selectFrom('messages')
+    .select(['id', 'chat_id', 'role', 'parts', 'usage', 'created_at'])
+    .where('chat_id', '=', slot('chatId'))
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc'),
+);
+
+const rewriteMessage = prepareQuery<{
+  parts: string;
+  usage: string | null;
+  updatedAt: string;
+  id: string;
+  chatId: string;
+}>((db, slot) =>
+  db
+    .updateTable('messages')
+    .set({ parts: slot('parts'), usage: slot('usage'), updated_at: slot('updatedAt') })
+    .where('id', '=', slot('id'))
+    .where('chat_id', '=', slot('chatId')),
+);
+
+const latestMessageAt = prepareQuery<{ chatId: string }, { latest: Date | string | null }>(
+  (db, slot) =>
+    db
+      .selectFrom('messages')
+      .select((expression) => expression.fn.max('created_at').as('latest'))
+      .where('chat_id', '=', slot('chatId')),
+);
+
+const touchChat = prepareQuery<{ updatedAt: string; chatId: string }>((db, slot) =>
+  db
+    .updateTable('chats')
+    .set({ updated_at: slot('updatedAt') })
+    .where('id', '=', slot('chatId')),
+);
+
+const MESSAGE_COLUMNS = [
+  'id',
+  'chat_id',
+  'role',
+  'parts',
+  'usage',
+  'created_at',
+  'updated_at',
+] as const;
+type MessageRow = Record<(typeof MESSAGE_COLUMNS)[number], string | null>;
+
+/** An insert of `count` messages, for the counts a checkpoint writes (more are built each time). */
+const PREPARED_INSERT_ROWS = 8;
+const insertsByCount = new Map<number, ReturnType<typeof prepareInsert>>();
+
+function prepareInsert(count: number) {
+  return prepareQuery<Record<string, string | null>>((db, slot) =>
+    db.insertInto('messages').values(
+      Array.from({ length: count }, (_, row) => ({
+        id: slot(`id${row}`) as string,
+        chat_id: slot(`chat_id${row}`) as string,
+        role: slot(`role${row}`) as string,
+        parts: slot(`parts${row}`) as string,
+        usage: slot(`usage${row}`),
+        created_at: slot(`created_at${row}`) as string,
+        updated_at: slot(`updated_at${row}`) as string,
+      })),
+    ),
+  );
+}
+
+function insertMessages(count: number): ReturnType<typeof prepareInsert> | undefined {
+  if (count > PREPARED_INSERT_ROWS) return undefined;
+  let prepared = insertsByCount.get(count);
+  if (!prepared) {
+    prepared = prepareInsert(count);
+    insertsByCount.set(count, prepared);
+  }
+  return prepared;
+}
+
+/** The named values of `insertMessages(rows.length)`. */
+function rowValues(rows: readonly MessageRow[]): Record<string, string | null> {
+  const values: Record<string, string | null> = {};
+  rows.forEach((row, index) => {
+    for (const column of MESSAGE_COLUMNS) values[`${column}${index}`] = row[column];
+  });
+  return values;
+}
+
 export function createChatRepository(
   database: AppDatabase,
   now: () => number = Date.now,
 ): ChatRepository {
   const { db } = database;
-  const chatColumns = [
-    'id',
-    'user_id',
-    'title',
-    'mode',
-    'working_directory',
-    'restrict_to_working_directory',
-    'model',
-    'created_at',
-    'updated_at',
-  ] as const;
 
   const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes) => {
     const updates = changes.update ?? [];
@@ -159,27 +268,23 @@ export function createChatRepository(
     if (messages.length === 0 && updates.length === 0) return [];
     return db.transaction().execute(async (transaction) => {
       for (const update of updates) {
-        const result = await transaction
-          .updateTable('messages')
-          .set({
+        const result = await transaction.executeQuery(
+          rewriteMessage(transaction, {
             parts: writeJson(update.parts),
             usage: update.usage ? writeJson(update.usage) : null,
-            updated_at: writeTimestamp(now()),
-          })
-          .where('id', '=', update.id)
-          .where('chat_id', '=', chatId)
-          .executeTakeFirst();
+            updatedAt: writeTimestamp(now()),
+            id: update.id,
+            chatId,
+          }),
+        );
         // Throwing rolls the whole change back: it was meant for messages this chat no longer has.
-        if (Number(result.numUpdatedRows) === 0)
+        if (Number(result.numAffectedRows ?? 0) === 0)
           throw new Error(`Message "${update.id}" is not a message of chat "${chatId}".`);
       }
       if (messages.length === 0) return [];
-      const last = await transaction
-        .selectFrom('messages')
-        .select((expression) => expression.fn.max('created_at').as('latest'))
-        .where('chat_id', '=', chatId)
-        .executeTakeFirst();
-      const latest = last?.latest ? Date.parse(readTimestamp(last.latest as Date | string)) : 0;
+      const last = (await transaction.executeQuery(latestMessageAt(transaction, { chatId })))
+        .rows[0];
+      const latest = last?.latest ? Date.parse(readTimestamp(last.latest)) : 0;
       // Strictly after the chat's last message, one millisecond apart: order is the write order.
       const start = Math.max(now(), latest + 1);
       const stored = messages.map((message, index) => ({
@@ -190,25 +295,27 @@ export function createChatRepository(
         ...(message.usage ? { usage: message.usage } : {}),
         createdAt: writeTimestamp(start + index),
       }));
-      await transaction
-        .insertInto('messages')
-        .values(
-          stored.map((message) => ({
-            id: message.id,
-            chat_id: chatId,
-            role: message.role,
-            parts: writeJson(message.parts),
-            usage: message.usage ? writeJson(message.usage) : null,
-            created_at: message.createdAt,
-            updated_at: message.createdAt,
-          })),
-        )
-        .execute();
-      await transaction
-        .updateTable('chats')
-        .set({ updated_at: writeTimestamp(start + messages.length - 1) })
-        .where('id', '=', chatId)
-        .execute();
+      const rows = stored.map((message) => ({
+        id: message.id,
+        chat_id: chatId,
+        role: message.role,
+        parts: writeJson(message.parts),
+        usage: message.usage ? writeJson(message.usage) : null,
+        created_at: message.createdAt,
+        updated_at: message.createdAt,
+      }));
+      const insert = insertMessages(rows.length);
+      await transaction.executeQuery(
+        insert
+          ? insert(transaction, rowValues(rows))
+          : transaction.insertInto('messages').values(rows).compile(),
+      );
+      await transaction.executeQuery(
+        touchChat(transaction, {
+          updatedAt: writeTimestamp(start + messages.length - 1),
+          chatId,
+        }),
+      );
       return stored;
     });
   };
@@ -263,13 +370,8 @@ export function createChatRepository(
     },
 
     async get(userId, chatId) {
-      const row = await db
-        .selectFrom('chats')
-        .select(chatColumns)
-        .where('id', '=', chatId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return row ? toChat(row as ChatRow) : undefined;
+      const [row] = (await db.executeQuery(selectChat(db, { chatId, userId }))).rows;
+      return row ? toChat(row) : undefined;
     },
 
     async update(userId, chatId, changes) {
@@ -301,13 +403,7 @@ export function createChatRepository(
     },
 
     async listMessages(chatId) {
-      const rows = await db
-        .selectFrom('messages')
-        .select(['id', 'chat_id', 'role', 'parts', 'usage', 'created_at'])
-        .where('chat_id', '=', chatId)
-        .orderBy('created_at', 'asc')
-        .orderBy('id', 'asc')
-        .execute();
+      const { rows } = await db.executeQuery(selectMessages(db, { chatId }));
       return rows
         .filter((row) => ROLES.has(row.role))
         .map((row) => ({

@@ -9,6 +9,7 @@
  * no longer blocks the chat.
  */
 import type { AppDatabase } from '../../db/database';
+import { prepareQuery } from '../../db/prepared-query';
 import { readBoolean, writeTimestamp } from '../../db/values';
 
 export interface RunningTurn {
@@ -86,6 +87,44 @@ export interface DatabaseRunningTurnsOptions {
   now?: () => number;
 }
 
+// A claim's statements, prepared once per database (db/prepared-query.ts): every turn makes them.
+const deleteStaleClaim = prepareQuery<{ chatId: string; staleBefore: string }>((db, slot) =>
+  db
+    .deleteFrom('chat_turns')
+    .where('chat_id', '=', slot('chatId'))
+    .where('heartbeat_at', '<', slot('staleBefore')),
+);
+
+const insertClaim = prepareQuery<{
+  chatId: string;
+  turnId: string;
+  stamp: string;
+  instanceId: string | null;
+}>((db, slot) =>
+  db
+    .insertInto('chat_turns')
+    .values({
+      chat_id: slot('chatId'),
+      turn_id: slot('turnId'),
+      started_at: slot('stamp'),
+      heartbeat_at: slot('stamp'),
+      cancel_requested: false,
+      instance_id: slot('instanceId'),
+    })
+    .onConflict((conflict) => conflict.column('chat_id').doNothing()),
+);
+
+const claimOwner = prepareQuery<{ chatId: string }, { turn_id: string }>((db, slot) =>
+  db.selectFrom('chat_turns').select('turn_id').where('chat_id', '=', slot('chatId')),
+);
+
+const deleteClaim = prepareQuery<{ chatId: string; turnId: string }>((db, slot) =>
+  db
+    .deleteFrom('chat_turns')
+    .where('chat_id', '=', slot('chatId'))
+    .where('turn_id', '=', slot('turnId')),
+);
+
 export function createDatabaseRunningTurns(
   database: AppDatabase,
   options: DatabaseRunningTurnsOptions = {},
@@ -144,28 +183,16 @@ export function createDatabaseRunningTurns(
     async begin(chatId, turnId = crypto.randomUUID()) {
       if (claims.has(chatId)) return undefined;
       const stamp = writeTimestamp(now());
-      await db
-        .deleteFrom('chat_turns')
-        .where('chat_id', '=', chatId)
-        .where('heartbeat_at', '<', freshSince())
-        .execute();
-      await db
-        .insertInto('chat_turns')
-        .values({
-          chat_id: chatId,
-          turn_id: turnId,
-          started_at: stamp,
-          heartbeat_at: stamp,
-          cancel_requested: false,
-          instance_id: options.instanceId ?? null,
-        })
-        .onConflict((conflict) => conflict.column('chat_id').doNothing())
-        .execute();
-      const owner = await db
-        .selectFrom('chat_turns')
-        .select('turn_id')
-        .where('chat_id', '=', chatId)
-        .executeTakeFirst();
+      await db.executeQuery(deleteStaleClaim(db, { chatId, staleBefore: freshSince() }));
+      await db.executeQuery(
+        insertClaim(db, {
+          chatId,
+          turnId,
+          stamp,
+          instanceId: options.instanceId ?? null,
+        }),
+      );
+      const [owner] = (await db.executeQuery(claimOwner(db, { chatId }))).rows;
       if (owner?.turn_id !== turnId || claims.has(chatId)) return undefined;
 
       const controller = new AbortController();
@@ -183,12 +210,7 @@ export function createDatabaseRunningTurns(
             clearInterval(heartbeat);
             heartbeat = undefined;
           }
-          await db
-            .deleteFrom('chat_turns')
-            .where('chat_id', '=', chatId)
-            .where('turn_id', '=', turnId)
-            .execute()
-            .catch(() => {});
+          await db.executeQuery(deleteClaim(db, { chatId, turnId })).catch(() => {});
         },
       };
     },

@@ -10,6 +10,7 @@ import { type TurnStatus, TurnStreamEvent } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import type { Selectable } from 'kysely';
 import type { AppDatabase } from '../../../db/database';
+import { prepareQuery } from '../../../db/prepared-query';
 import type { TurnsTable } from '../../../db/schema';
 import { readJson, readTimestamp, writeJson, writeTimestamp } from '../../../db/values';
 
@@ -91,6 +92,64 @@ function toTurn(row: TurnRow): TurnRecord {
   };
 }
 
+const turnColumns = [
+  'id',
+  'chat_id',
+  'user_message_id',
+  'assistant_message_id',
+  'model',
+  'status',
+  'started_at',
+  'ended_at',
+] as const;
+
+// The statements every turn makes, prepared once per database (db/prepared-query.ts).
+const deleteChatTurnEvents = prepareQuery<{ chatId: string }>((db, slot) =>
+  db
+    .deleteFrom('turn_events')
+    .where(
+      'turn_id',
+      'in',
+      db.selectFrom('turns').select('id').where('chat_id', '=', slot('chatId')),
+    ),
+);
+
+const deleteChatTurns = prepareQuery<{ chatId: string }>((db, slot) =>
+  db.deleteFrom('turns').where('chat_id', '=', slot('chatId')),
+);
+
+const insertTurn = prepareQuery<{
+  id: string;
+  chatId: string;
+  userMessageId: string;
+  assistantMessageId: string;
+  model: string;
+  startedAt: string;
+}>((db, slot) =>
+  db.insertInto('turns').values({
+    id: slot('id'),
+    chat_id: slot('chatId'),
+    user_message_id: slot('userMessageId'),
+    assistant_message_id: slot('assistantMessageId'),
+    model: slot('model'),
+    status: 'running',
+    started_at: slot('startedAt'),
+    ended_at: null,
+  }),
+);
+
+const finishTurn = prepareQuery<{ status: TurnStatus; endedAt: string; turnId: string }>(
+  (db, slot) =>
+    db
+      .updateTable('turns')
+      .set({ status: slot('status'), ended_at: slot('endedAt') })
+      .where('id', '=', slot('turnId')),
+);
+
+const selectTurn = prepareQuery<{ turnId: string }, TurnRow>((db, slot) =>
+  db.selectFrom('turns').select(turnColumns).where('id', '=', slot('turnId')),
+);
+
 /** A stored batch as records; a corrupt event is left out rather than breaking the replay. */
 function readBatch(value: unknown, firstSeq: number): TurnEventRecord[] {
   const events = readJson(value);
@@ -107,16 +166,6 @@ export function createTurnEventStore(
   now: () => number = Date.now,
 ): TurnEventStore {
   const { db } = database;
-  const turnColumns = [
-    'id',
-    'chat_id',
-    'user_message_id',
-    'assistant_message_id',
-    'model',
-    'status',
-    'started_at',
-    'ended_at',
-  ] as const;
 
   const appendBatches: TurnEventStore['appendBatches'] = async (batches) => {
     const rows = batches.flatMap(({ turnId, events }) => {
@@ -150,25 +199,18 @@ export function createTurnEventStore(
     async create(turn) {
       const startedAt = writeTimestamp(now());
       await db.transaction().execute(async (transaction) => {
-        const earlier = transaction
-          .selectFrom('turns')
-          .select('id')
-          .where('chat_id', '=', turn.chatId);
-        await transaction.deleteFrom('turn_events').where('turn_id', 'in', earlier).execute();
-        await transaction.deleteFrom('turns').where('chat_id', '=', turn.chatId).execute();
-        await transaction
-          .insertInto('turns')
-          .values({
+        await transaction.executeQuery(deleteChatTurnEvents(transaction, { chatId: turn.chatId }));
+        await transaction.executeQuery(deleteChatTurns(transaction, { chatId: turn.chatId }));
+        await transaction.executeQuery(
+          insertTurn(transaction, {
             id: turn.id,
-            chat_id: turn.chatId,
-            user_message_id: turn.userMessageId,
-            assistant_message_id: turn.assistantMessageId,
+            chatId: turn.chatId,
+            userMessageId: turn.userMessageId,
+            assistantMessageId: turn.assistantMessageId,
             model: turn.model,
-            status: 'running',
-            started_at: startedAt,
-            ended_at: null,
-          })
-          .execute();
+            startedAt,
+          }),
+        );
       });
       return { ...turn, status: 'running', startedAt: readTimestamp(startedAt) };
     },
@@ -177,19 +219,11 @@ export function createTurnEventStore(
     appendBatches,
 
     async finish(turnId, status) {
-      await db
-        .updateTable('turns')
-        .set({ status, ended_at: writeTimestamp(now()) })
-        .where('id', '=', turnId)
-        .execute();
+      await db.executeQuery(finishTurn(db, { status, endedAt: writeTimestamp(now()), turnId }));
     },
 
     async get(turnId) {
-      const row = await db
-        .selectFrom('turns')
-        .select(turnColumns)
-        .where('id', '=', turnId)
-        .executeTakeFirst();
+      const [row] = (await db.executeQuery(selectTurn(db, { turnId }))).rows;
       return row ? toTurn(row) : undefined;
     },
 

@@ -176,6 +176,26 @@ describeEachDatabase('chat repository', (_kind, current) => {
     expect(messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'kept' }]);
   });
 
+  test('an append of many messages at once (past the prepared statements) keeps them all, in order', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    for (const count of [1, 8, 9, 20]) {
+      const texts = Array.from({ length: count }, (_, index) => `${count}-${index}`);
+      const stored = await chats.appendMessages(
+        chat.id,
+        texts.map((text) => ({ role: 'user', parts: [{ type: 'text', text }] })),
+      );
+      expect(stored).toHaveLength(count);
+    }
+    const listed = await chats.listMessages(chat.id);
+    const expected = [1, 8, 9, 20].flatMap((count) =>
+      Array.from({ length: count }, (_, index) => `${count}-${index}`),
+    );
+    expect(listed.map((message) => (message.parts[0] as { text: string }).text)).toEqual(expected);
+  });
+
   test('deleting a chat deletes its messages', async () => {
     const { database } = current();
     const chats = createChatRepository(database);
