@@ -6,6 +6,8 @@
  * built on first use (per database, so the SQL is the dialect's), with a
  * marker in place of each named value; a call puts the values where the
  * markers were. The SQL stays Kysely's, so the schema's types still check it.
+ * Kysely plugins run once, when the query is first compiled; the database is
+ * opened without any.
  */
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import type { DatabaseSchema } from './schema';
@@ -41,11 +43,16 @@ function compileTemplate<Values, Row>(
   const template = build(db, slot).compile();
   if (template.sql.includes(MARKER_PREFIX))
     throw new Error(`A prepared query inlined a value into its SQL: ${template.sql}`);
-  const slots = template.parameters.map((parameter) =>
-    typeof parameter === 'string' && parameter.startsWith(MARKER_PREFIX)
-      ? { name: parameter.slice(MARKER_PREFIX.length, -1) }
-      : { value: parameter },
-  );
+  const slots = template.parameters.map((parameter) => {
+    if (typeof parameter !== 'string' || !parameter.includes(MARKER_PREFIX))
+      return { value: parameter };
+    const name = parameter.slice(MARKER_PREFIX.length, -1);
+    if (parameter !== markerFor(name))
+      throw new Error(
+        `A prepared query built a value out of a slot (${JSON.stringify(parameter)}); pass the whole value as one slot.`,
+      );
+    return { name };
+  });
   return { template, slots };
 }
 

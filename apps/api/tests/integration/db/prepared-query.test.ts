@@ -69,4 +69,15 @@ describeEachDatabase('prepared queries', (_kind, current) => {
     );
     expect(() => inlined(db, { title: 'x' })).toThrow('inlined a value into its SQL');
   });
+
+  test('refuse a builder that makes a value out of a slot, which a call could not fill', () => {
+    const { db } = current().database;
+    const pattern = prepareQuery<{ title: string }>((database, slot) =>
+      database
+        .selectFrom('chats')
+        .select('id')
+        .where('title', 'like', `${slot('title')}%`),
+    );
+    expect(() => pattern(db, { title: 'x' })).toThrow('built a value out of a slot');
+  });
 });
