@@ -29,26 +29,49 @@ const textOf = (result: { content: { type: string; text?: string }[] }) =>
     .map((block) => block.text)
     .join('\n');
 
-/** Starts server-everything in an HTTP mode on a free port; resolves once it listens. */
-async function startEverythingHttp(mode: 'streamableHttp' | 'sse'): Promise<number> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = Bun.spawn([process.execPath, everything, mode], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const reader = child.stderr.getReader();
-  let seen = '';
-  const deadline = Date.now() + 15_000;
-  while (!/listening|running/i.test(seen)) {
-    if (Date.now() > deadline) throw new Error(`server-everything did not start: ${seen}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server-everything exited: ${seen}`);
-    seen += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
+/** A port the kernel has just handed out and taken back: free unless someone else takes it first. */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '0.0.0.0', port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
   return port;
+}
+
+/**
+ * Starts server-everything in an HTTP mode on a free port; resolves once it
+ * listens. The server takes its port from PORT and cannot be given port 0, so
+ * a port is asked of the kernel first; if another process takes it in between
+ * (the server says so and exits), the start is tried again on a new one.
+ */
+async function startEverythingHttp(mode: 'streamableHttp' | 'sse'): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const port = freePort();
+    const child = Bun.spawn([process.execPath, everything, mode], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    });
+    cleanups.push(() => child.kill('SIGKILL'));
+    const reader = child.stderr.getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    const deadline = Date.now() + 15_000;
+    let exited = false;
+    while (!/listening on port|running on port/i.test(seen)) {
+      if (Date.now() > deadline) throw new Error(`server-everything did not start: ${seen}`);
+      const { value, done } = await reader.read();
+      if (done) {
+        exited = true;
+        break;
+      }
+      seen += decoder.decode(value, { stream: true });
+    }
+    reader.releaseLock();
+    if (!exited) return port;
+    if (!/already in use|EADDRINUSE/.test(seen) || attempt === 5) {
+      throw new Error(`server-everything exited: ${seen}`);
+    }
+  }
 }
 
 describe('server-everything', () => {
