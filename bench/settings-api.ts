@@ -12,9 +12,14 @@
  * - `ok`: a bare route answering two bytes, for scale (the difference also
  *   holds sending 11 KB, on both sides of the loopback).
  *
- * Prints requests per second, p99 latency and the throughput ratios.
+ * Each round loads the four routes one after another, in an order that
+ * rotates from round to round, and a ratio is taken within each round (the
+ * settings route against the baseline of the same round), so a drift of the
+ * machine between rounds does not land on one side. Prints requests per
+ * second and p99 latency (medians over rounds), and each ratio's median over
+ * the rounds with its lowest and highest round.
  *
- *   npm run bench:settings          (DURATION=10 CONNECTIONS=50 ROUNDS=3 npm run bench:settings)
+ *   npm run bench:settings          (DURATION=5 CONNECTIONS=50 ROUNDS=9 npm run bench:settings)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -37,9 +42,9 @@ import {
 import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
 
-const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
+const DURATION_SECONDS = Number(process.env.DURATION ?? 2);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const AUTOCANNON = join(import.meta.dir, '../node_modules/autocannon/autocannon.js');
 
 interface LoadResult {
@@ -151,29 +156,40 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     await load(settingsUrl, { cookie });
     await load(settingsUrl, { authorization: `Bearer ${apiKey}` });
 
-    const rounds: {
-      bare: LoadResult;
-      sameBody: LoadResult;
-      cookie: LoadResult;
-      apiKey: LoadResult;
-    }[] = [];
+    type Route = 'bare' | 'sameBody' | 'cookie' | 'apiKey';
+    const targets: Record<Route, () => Promise<LoadResult>> = {
+      bare: () => load(`${bareUrl}/bare`),
+      sameBody: () => load(`${bareUrl}/same-body`),
+      cookie: () => load(settingsUrl, { cookie }),
+      apiKey: () => load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
+    };
+    const order: Route[] = ['bare', 'sameBody', 'cookie', 'apiKey'];
+    const rounds: Record<Route, LoadResult>[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      rounds.push({
-        bare: await load(`${bareUrl}/bare`),
-        sameBody: await load(`${bareUrl}/same-body`),
-        cookie: await load(settingsUrl, { cookie }),
-        apiKey: await load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
-      });
+      const results: Partial<Record<Route, LoadResult>> = {};
+      for (let step = 0; step < order.length; step += 1) {
+        const route = order[(round + step) % order.length] as Route;
+        results[route] = await targets[route]();
+      }
+      rounds.push(results as Record<Route, LoadResult>);
     }
-    const summarise = (pick: (round: (typeof rounds)[number]) => LoadResult) => ({
-      requestsPerSecond: median(rounds.map((round) => pick(round).requestsPerSecond)),
-      p99Ms: median(rounds.map((round) => pick(round).p99Ms)),
-      failures: rounds.reduce((sum, round) => sum + pick(round).errors + pick(round).non2xx, 0),
+    const summarise = (route: Route) => ({
+      requestsPerSecond: median(rounds.map((round) => round[route].requestsPerSecond)),
+      p99Ms: median(rounds.map((round) => round[route].p99Ms)),
+      failures: rounds.reduce((sum, round) => sum + round[route].errors + round[route].non2xx, 0),
     });
-    const bareSummary = summarise((round) => round.bare);
-    const sameBodySummary = summarise((round) => round.sameBody);
+    /** The route's throughput over the baseline's, round by round: median, lowest, highest. */
+    const ratio = (route: Route, baseline: Route) => {
+      const values = rounds.map(
+        (round) => round[route].requestsPerSecond / round[baseline].requestsPerSecond,
+      );
+      const range = `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
+      return `${median(values).toFixed(2)}x (${range})`;
+    };
+    const bareSummary = summarise('bare');
+    const sameBodySummary = summarise('sameBody');
     console.log(
-      `\n${label} (${tools} tools, ${(body.length / 1024).toFixed(1)} KB response, ${CONNECTIONS} connections, ${ROUNDS} x ${DURATION_SECONDS} s rounds, medians; load average ${loadavg()
+      `\n${label} (${tools} tools, ${(body.length / 1024).toFixed(1)} KB response, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_SECONDS} s per route, order rotating; medians over rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
         .map((value) => value.toFixed(2))
         .join(' ')})`,
     );
@@ -183,15 +199,13 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     console.log(
       `  bare route, same body          ${sameBodySummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${sameBodySummary.p99Ms} ms`,
     );
-    for (const [name, pick] of [
-      ['settings, session cookie', (round: (typeof rounds)[number]) => round.cookie],
-      ['settings, API key (bearer)', (round: (typeof rounds)[number]) => round.apiKey],
+    for (const [name, route] of [
+      ['settings, session cookie', 'cookie'],
+      ['settings, API key (bearer)', 'apiKey'],
     ] as const) {
-      const summary = summarise(pick);
-      const ratio = summary.requestsPerSecond / sameBodySummary.requestsPerSecond;
-      const okRatio = summary.requestsPerSecond / bareSummary.requestsPerSecond;
+      const summary = summarise(route);
       console.log(
-        `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms  ${ratio.toFixed(2)}x same body (target >= 0.80x), ${okRatio.toFixed(2)}x "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
+        `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms  ${ratio(route, 'sameBody')} same body (target >= 0.80x), ${ratio(route, 'bare')} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
       );
     }
   } finally {
