@@ -127,10 +127,13 @@ export async function streamModelStep(
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_PROVIDER_IDLE_TIMEOUT_MS;
   const idle = new AbortController();
   let lastEventAt = performance.now();
-  let wakeIdle: (value: typeof IDLE) => void = () => {};
-  const idleReached = new Promise<typeof IDLE>((resolve) => {
-    wakeIdle = resolve;
-  });
+  /**
+   * Ends the read in progress when the provider has gone quiet. Each read
+   * sets its own: racing every read against one long-lived "idle" promise
+   * would leave a reaction on it per event, holding every event (and its
+   * text) until the step ends.
+   */
+  let wakeIdle: (() => void) | undefined;
   // One timer for the whole step, moved on lazily: events only stamp the time.
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watch = (delay: number) => {
@@ -138,16 +141,27 @@ export async function streamModelStep(
       const quiet = performance.now() - lastEventAt;
       if (quiet < idleTimeoutMs) return watch(idleTimeoutMs - quiet);
       idle.abort();
-      wakeIdle(IDLE);
+      wakeIdle?.();
     }, delay);
   };
   watch(idleTimeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal;
   const iterator = provider.streamTurn({ ...request, signal })[Symbol.asyncIterator]();
+  type Read = IteratorResult<ProviderStreamEvent> | typeof IDLE;
+  const nextOrIdle = (pending: Promise<IteratorResult<ProviderStreamEvent>>) =>
+    new Promise<Read>((resolve, reject) => {
+      if (idle.signal.aborted) {
+        resolve(IDLE);
+        return;
+      }
+      wakeIdle = () => resolve(IDLE);
+      pending.then(resolve, reject);
+    });
   try {
     while (true) {
       const pending = iterator.next();
-      const next = await Promise.race([pending, idleReached]);
+      const next = await nextOrIdle(pending);
+      wakeIdle = undefined;
       if (next === IDLE) {
         // The adapter may never settle this read; nobody waits for it any more.
         pending.catch(() => {});
