@@ -17,9 +17,14 @@
  * settings route against the baseline of the same round), so a drift of the
  * machine between rounds does not land on one side. Prints requests per
  * second and p99 latency (medians over rounds), and each ratio's median over
- * the rounds with its lowest and highest round.
+ * the rounds with its lowest and highest round. On two cores autocannon needs
+ * one of them, so a fast route's throughput is partly autocannon's: the CPU
+ * time the servers (this process) spend per request is printed too, and its
+ * ratio (the baseline's over the settings route's) is the throughput each
+ * would reach on a core of its own.
  *
- *   npm run bench:settings          (DURATION=5 CONNECTIONS=50 ROUNDS=9 npm run bench:settings)
+ *   npm run bench:settings          (DURATION=5 CONNECTIONS=50 ROUNDS=9 npm run bench:settings;
+ *                                    BENCH_DATABASE=sqlite or postgres for one of them)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -49,6 +54,8 @@ const AUTOCANNON = join(import.meta.dir, '../node_modules/autocannon/autocannon.
 
 interface LoadResult {
   requestsPerSecond: number;
+  /** CPU time of this process (the servers run in it; autocannon does not) per request, µs. */
+  cpuMicrosPerRequest: number;
   p99Ms: number;
   errors: number;
   non2xx: number;
@@ -57,6 +64,7 @@ interface LoadResult {
 /** Runs autocannon in its own process (node), so the load generator does not share the server's thread. */
 async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
   const headerArgs = Object.entries(headers).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
+  const cpuBefore = process.cpuUsage();
   const child = Bun.spawn(
     [
       'node',
@@ -76,15 +84,17 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
     new Response(child.stderr).text(),
     child.exited,
   ]);
+  const cpu = process.cpuUsage(cpuBefore);
   if (code !== 0) throw new Error(`autocannon failed (${code}): ${stderr}`);
   const result = JSON.parse(stdout) as {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p99: number };
     errors: number;
     non2xx: number;
   };
   return {
     requestsPerSecond: result.requests.average,
+    cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests.total),
     p99Ms: result.latency.p99,
     errors: result.errors,
     non2xx: result.non2xx,
@@ -175,6 +185,7 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     }
     const summarise = (route: Route) => ({
       requestsPerSecond: median(rounds.map((round) => round[route].requestsPerSecond)),
+      cpuMicros: median(rounds.map((round) => round[route].cpuMicrosPerRequest)),
       p99Ms: median(rounds.map((round) => round[route].p99Ms)),
       failures: rounds.reduce((sum, round) => sum + round[route].errors + round[route].non2xx, 0),
     });
@@ -194,10 +205,10 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
         .join(' ')})`,
     );
     console.log(
-      `  bare route, "ok"               ${bareSummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${bareSummary.p99Ms} ms`,
+      `  bare route, "ok"               ${bareSummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${bareSummary.p99Ms} ms  server CPU ${bareSummary.cpuMicros.toFixed(0)} µs/request`,
     );
     console.log(
-      `  bare route, same body          ${sameBodySummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${sameBodySummary.p99Ms} ms`,
+      `  bare route, same body          ${sameBodySummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${sameBodySummary.p99Ms} ms  server CPU ${sameBodySummary.cpuMicros.toFixed(0)} µs/request`,
     );
     for (const [name, route] of [
       ['settings, session cookie', 'cookie'],
@@ -207,6 +218,9 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
       console.log(
         `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms  ${ratio(route, 'sameBody')} same body (target >= 0.80x), ${ratio(route, 'bare')} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
       );
+      console.log(
+        `  ${''.padEnd(30)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(sameBodySummary.cpuMicros / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bareSummary.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
+      );
     }
   } finally {
     await bareServer.stop(true);
@@ -214,12 +228,32 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
   }
 }
 
-const sqliteDirectory = mkdtempSync(join(tmpdir(), 'mango-bench-'));
-const postgres = await startTestPostgres();
-try {
-  await benchDatabase('SQLite', { kind: 'sqlite', path: join(sqliteDirectory, 'mango.db') });
-  await benchDatabase('PostgreSQL', { kind: 'postgres', url: await postgres.createDatabase() });
-} finally {
-  postgres.stop();
-  rmSync(sqliteDirectory, { recursive: true, force: true });
+/**
+ * Each database is measured in a process of its own (this script, run again
+ * with BENCH_DATABASE set), so neither inherits the other's heap, caches and
+ * threads.
+ */
+const only = process.env.BENCH_DATABASE;
+if (only === 'sqlite') {
+  const sqliteDirectory = mkdtempSync(join(tmpdir(), 'mango-bench-'));
+  try {
+    await benchDatabase('SQLite', { kind: 'sqlite', path: join(sqliteDirectory, 'mango.db') });
+  } finally {
+    rmSync(sqliteDirectory, { recursive: true, force: true });
+  }
+} else if (only === 'postgres') {
+  const postgres = await startTestPostgres();
+  try {
+    await benchDatabase('PostgreSQL', { kind: 'postgres', url: await postgres.createDatabase() });
+  } finally {
+    postgres.stop();
+  }
+} else {
+  for (const database of ['sqlite', 'postgres']) {
+    const child = Bun.spawn([process.execPath, import.meta.path], {
+      env: { ...process.env, BENCH_DATABASE: database },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if ((await child.exited) !== 0) process.exit(1);
+  }
 }
