@@ -39,9 +39,9 @@ import {
 } from '../apps/api/src/services/tools';
 import { startFakeImageServer } from '../apps/api/tests/support/fake-images/fake-image-server';
 import { createNoisePng } from '../apps/api/tests/support/images/test-png';
-import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 import { createTestCallContext } from '../apps/api/tests/support/tool-context';
 import { signUpBenchUser } from './bench-accounts';
+import { withBenchPostgres } from './bench-postgres';
 
 const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -270,12 +270,7 @@ const directory = mkdtempSync(join(tmpdir(), 'mango-bench-images-'));
 try {
   await benchMemory(directory);
   await benchServing('SQLite', { kind: 'sqlite', path: join(directory, 'serve.db') });
-  const postgres = await startTestPostgres();
-  try {
-    await benchServing('PostgreSQL', { kind: 'postgres', url: await postgres.createDatabase() });
-  } finally {
-    postgres.stop();
-  }
+  await withBenchPostgres((url) => benchServing('PostgreSQL', { kind: 'postgres', url }));
 } finally {
   rmSync(directory, { recursive: true, force: true });
 }

@@ -44,8 +44,8 @@ import {
   createToolCatalog,
   defaultToolRegistry,
 } from '../apps/api/src/services/tools';
-import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
+import { withBenchPostgres } from './bench-postgres';
 
 const DURATION_SECONDS = Number(process.env.DURATION ?? 2);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -204,11 +204,13 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
         .map((value) => value.toFixed(2))
         .join(' ')})`,
     );
+    const routeLine = (name: string, summary: ReturnType<typeof summarise>) =>
+      `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms`;
     console.log(
-      `  bare route, "ok"               ${bareSummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${bareSummary.p99Ms} ms  server CPU ${bareSummary.cpuMicros.toFixed(0)} µs/request`,
+      `${routeLine('bare route, "ok"', bareSummary)}  server CPU ${bareSummary.cpuMicros.toFixed(0)} µs/request`,
     );
     console.log(
-      `  bare route, same body          ${sameBodySummary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${sameBodySummary.p99Ms} ms  server CPU ${sameBodySummary.cpuMicros.toFixed(0)} µs/request`,
+      `${routeLine('bare route, same body', sameBodySummary)}  server CPU ${sameBodySummary.cpuMicros.toFixed(0)} µs/request`,
     );
     for (const [name, route] of [
       ['settings, session cookie', 'cookie'],
@@ -216,7 +218,7 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     ] as const) {
       const summary = summarise(route);
       console.log(
-        `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms  ${ratio(route, 'sameBody')} same body (target >= 0.80x), ${ratio(route, 'bare')} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
+        `${routeLine(name, summary)}  ${ratio(route, 'sameBody')} same body (target >= 0.80x), ${ratio(route, 'bare')} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
       );
       console.log(
         `  ${''.padEnd(30)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(sameBodySummary.cpuMicros / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bareSummary.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
@@ -242,12 +244,10 @@ if (only === 'sqlite') {
     rmSync(sqliteDirectory, { recursive: true, force: true });
   }
 } else if (only === 'postgres') {
-  const postgres = await startTestPostgres();
-  try {
-    await benchDatabase('PostgreSQL', { kind: 'postgres', url: await postgres.createDatabase() });
-  } finally {
-    postgres.stop();
-  }
+  await withBenchPostgres((url) => benchDatabase('PostgreSQL', { kind: 'postgres', url }));
+} else if (only !== undefined) {
+  console.error(`BENCH_DATABASE must be sqlite or postgres, not "${only}".`);
+  process.exit(2);
 } else {
   for (const database of ['sqlite', 'postgres']) {
     const child = Bun.spawn([process.execPath, import.meta.path], {
