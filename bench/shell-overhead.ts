@@ -4,7 +4,8 @@
  * bare `Bun.spawn` of the same command reading both pipes, measured in the
  * same run, interleaved so both see the same machine load. Prints the time
  * the tool adds (difference of the medians; target: at most 0.5 ms) and the
- * ratio of the medians, with the load average.
+ * ratio of the medians, with the load average, and the CPU time this process
+ * spends per call on each side (the children's own time is not counted).
  *
  *   npm run bench:shell            (ROUNDS=300 npm run bench:shell for more samples)
  */
@@ -49,10 +50,16 @@ async function throughTool(): Promise<string> {
   return result.stdout;
 }
 
+/** CPU time of this process (user + system, µs) spent inside each side's calls. */
+const cpuMicros = new Map<() => Promise<string>, number>();
+
 async function time(task: () => Promise<string>): Promise<number> {
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const output = await task();
   const elapsed = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  cpuMicros.set(task, (cpuMicros.get(task) ?? 0) + cpu.user + cpu.system);
   if (output !== 'hi\n') throw new Error(`unexpected output ${JSON.stringify(output)}`);
   return elapsed;
 }
@@ -69,6 +76,7 @@ for (let index = 0; index < WARMUP; index++) {
   await time(bare);
   await time(throughTool);
 }
+cpuMicros.clear();
 const bareTimes: number[] = [];
 const toolTimes: number[] = [];
 for (let index = 0; index < ROUNDS; index++) {
@@ -93,6 +101,13 @@ console.log(`  bare Bun.spawn:  ${bareMedian.toFixed(2)} ms`);
 console.log(`  bash tool:       ${toolMedian.toFixed(2)} ms`);
 console.log(`  added:           ${(toolMedian - bareMedian).toFixed(2)} ms (target <= 0.50 ms)`);
 console.log(`  overhead ratio:  ${ratio.toFixed(2)}×`);
+// The server's own CPU per call (the child's is not counted): steadier than the wall-clock medians,
+// which move by ±0.1 ms from run to run with the spawn's own variance.
+const bareCpu = (cpuMicros.get(bare) ?? 0) / ROUNDS;
+const toolCpu = (cpuMicros.get(throughTool) ?? 0) / ROUNDS;
+console.log(
+  `  server CPU/call: bare ${bareCpu.toFixed(0)} µs, tool ${toolCpu.toFixed(0)} µs (+${(toolCpu - bareCpu).toFixed(0)} µs)`,
+);
 
 // For information: the same call under containment, inside the bubblewrap sandbox when it works here.
 const sandbox = await getSandboxStatus();

@@ -67,11 +67,27 @@ function defaultValueOf(tool: RegisteredTool, descriptor: ToolParameterDescripto
     : descriptor.defaultValue;
 }
 
+/**
+ * A copy of a setting's value, so a caller that changes what it was handed
+ * cannot change the tool's defaults. Settings hold JSON values (numbers,
+ * strings, booleans, lists, path entries), which this copies several times
+ * faster than `structuredClone`; every tool call and settings read makes one.
+ */
+function copySettingValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copySettingValue);
+  if (value !== null && typeof value === 'object') {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = copySettingValue(item);
+    return copy;
+  }
+  return value;
+}
+
 export function getDefaultToolSettings(tool: RegisteredTool): EffectiveToolSettings {
-  const parameters: Record<string, unknown> = structuredClone(tool.settings.defaultParameters);
+  const parameters = copySettingValue(tool.settings.defaultParameters) as Record<string, unknown>;
   for (const descriptor of tool.settings.parameterDescriptors) {
     if (!Object.hasOwn(parameters, descriptor.name)) {
-      parameters[descriptor.name] = structuredClone(descriptor.defaultValue);
+      parameters[descriptor.name] = copySettingValue(descriptor.defaultValue);
     }
   }
   return { enabled: tool.settings.enabledByDefault || !tool.settings.canDisable, parameters };

@@ -3,7 +3,7 @@
  * shell command left behind. Reads are synchronous and small (one short file
  * per process); every read tolerates the process vanishing underneath it.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 
 export interface ProcessStatus {
   pid: number;
@@ -87,10 +87,28 @@ export function isThreadGroupLeader(pid: number): boolean {
   }
 }
 
+/**
+ * ns_last_pid, opened once and kept: every command reads it after it ends, and
+ * opening a /proc/sys file costs tens of µs where a re-read at offset 0 of the
+ * open file costs a few (the kernel renders the value afresh on each read).
+ * Null once opening failed, so it is not retried per command.
+ */
+let lastPidFile: number | null | undefined;
+const lastPidBuffer = Buffer.alloc(24);
+
 /** The last pid the kernel handed out in our pid namespace, when it says. */
 export function readLastPid(): number | undefined {
+  if (lastPidFile === undefined) {
+    try {
+      lastPidFile = openSync('/proc/sys/kernel/ns_last_pid', 'r');
+    } catch {
+      lastPidFile = null;
+    }
+  }
+  if (lastPidFile === null) return undefined;
   try {
-    const value = Number.parseInt(readFileSync('/proc/sys/kernel/ns_last_pid', 'latin1'), 10);
+    const length = readSync(lastPidFile, lastPidBuffer, 0, lastPidBuffer.length, 0);
+    const value = Number.parseInt(lastPidBuffer.toString('latin1', 0, length), 10);
     return Number.isInteger(value) && value > 0 ? value : undefined;
   } catch {
     return undefined;

@@ -200,6 +200,9 @@ export async function terminateProcessTree(
     const lastPid = options.scope === 'recent' ? readLastPid() : undefined;
     const candidates =
       lastPid === undefined ? undefined : recentPids(rootPid, lastPid, known.keys());
+    // No process at all since the root (the common end of a short command): nothing to kill,
+    // and no group either, since every member of the group was started after the root.
+    if (candidates?.length === 0) return [];
     const pids = (candidates ?? listProcessIds()).filter(
       (pid) =>
         pid !== process.pid &&
@@ -217,9 +220,7 @@ export async function terminateProcessTree(
     if (candidates) targets = targets.filter((status) => isThreadGroupLeader(status.pid));
     for (const status of targets) known.set(status.pid, status.startTime);
     // The group first: one signal reaches every member, including ones that cleared their environment.
-    // Every member of the group was started after the root, so when the walk found no process
-    // at all (the common end of a short command) there is no group left to signal.
-    if (round === 0 && !(candidates && candidates.length === 0)) signalProcess(-rootPid, 'SIGKILL');
+    if (round === 0) signalProcess(-rootPid, 'SIGKILL');
     if (targets.length === 0) return [];
     for (const status of targets) signalProcess(status.pid, 'SIGKILL');
     await Bun.sleep(2 ** round);

@@ -188,7 +188,10 @@ export async function runShellCommand(
   const stderr = createOutputCapture(maxOutputBytes, 'stderr');
   const stdoutReader = child.stdout.getReader();
   const stderrReader = child.stderr.getReader();
-  const reading = Promise.all([pump(stdoutReader, stdout), pump(stderrReader, stderr)]);
+  let readingDone = false;
+  const reading = Promise.all([pump(stdoutReader, stdout), pump(stderrReader, stderr)]).then(() => {
+    readingDone = true;
+  });
   const tracker = createDescendantTracker(child.pid, TRACKER_INTERVAL_MS);
 
   let exited = false;
@@ -235,11 +238,14 @@ export async function runShellCommand(
   releaseGuard();
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-  const drained = await raceTimeout(
-    reading.then(() => true),
-    drainMs,
-    false,
-  );
+  // Both pipes have usually reached their end by now: then no drain timer is needed.
+  const drained =
+    readingDone ||
+    (await raceTimeout(
+      reading.then(() => true),
+      drainMs,
+      false,
+    ));
   if (!drained) {
     // A survivor still holds a pipe: stop reading rather than wait for it.
     await Promise.allSettled([stdoutReader.cancel(), stderrReader.cancel()]);
