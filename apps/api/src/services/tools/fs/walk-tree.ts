@@ -1,6 +1,7 @@
 /**
  * The streaming directory walk behind glob and grep. Entries come out in a
- * stable order (names sorted, depth first) in small batches as they are found,
+ * stable order (depth first; within a directory, names sorted, or the order
+ * the file system lists them in) in small batches as they are found,
  * so a caller that has enough stops the walk without reading the rest of the
  * tree. Every entry passes the path policy's filter on its real path; symbolic
  * links are followed only to targets the filter allows, each real directory is
@@ -59,6 +60,12 @@ export interface WalkOptions {
   wantedDepth?: number;
   limits: WalkLimits;
   signal?: AbortSignal;
+  /**
+   * Within a directory: `name` (the default) sorts entries by name; `directory`
+   * keeps the order the file system lists them in, which is the same from walk
+   * to walk while the directory is unchanged (see docs/tools/filesystem.md#how-grep-runs).
+   */
+  order?: 'name' | 'directory';
 }
 
 export interface WalkReport {
@@ -146,8 +153,9 @@ class WalkNotes {
   }
 }
 
-function readSorted(realPath: string): Dirent[] {
-  return readdirSync(realPath, { withFileTypes: true }).sort(byName);
+function readEntries(realPath: string, order: 'name' | 'directory'): Dirent[] {
+  const entries = readdirSync(realPath, { withFileTypes: true });
+  return order === 'name' ? entries.sort(byName) : entries;
 }
 
 function describeError(error: unknown): string {
@@ -163,6 +171,7 @@ export function walkTree(options: WalkOptions): TreeWalk {
   const allowsEverythingBelow = (realDirectory: string): boolean =>
     isAllowed.allowsEverythingBelow?.(realDirectory) ?? false;
   const wantedDepth = options.wantedDepth ?? Number.POSITIVE_INFINITY;
+  const order = options.order ?? 'name';
   const visited = new Set<string>();
   const deferred: DeferredLink[] = [];
   const stack: Frame[] = [];
@@ -179,7 +188,7 @@ export function walkTree(options: WalkOptions): TreeWalk {
         realPath,
         relativePath,
         depth,
-        entries: readSorted(realPath),
+        entries: readEntries(realPath, order),
         index: 0,
         trusted: trusted || allowsEverythingBelow(realPath),
       });

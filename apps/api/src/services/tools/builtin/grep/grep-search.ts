@@ -60,6 +60,32 @@ interface PendingTask {
   settled: boolean;
 }
 
+/** Code-unit order of "/"-separated paths, segment by segment: the order a walk with names sorted visits them. */
+export function comparePaths(left: string, right: string): number {
+  const a = left.split('/');
+  const b = right.split('/');
+  const shared = Math.min(a.length, b.length);
+  for (let index = 0; index < shared; index++) {
+    const x = a[index] as string;
+    const y = b[index] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Puts the matches in path order, each file's lines staying in line order:
+ * the walk visits directories in the file system's order, and the answer
+ * reads as if names had been sorted. A file's matches are contiguous, so the
+ * files are ranked once and the (stable) sort compares ranks.
+ */
+function sortByPath(matches: GrepMatch[]): void {
+  const files = [...new Set(matches.map((match) => match.file))].sort(comparePaths);
+  if (files.length < 2) return;
+  const rank = new Map(files.map((file, index) => [file, index]));
+  matches.sort((left, right) => (rank.get(left.file) as number) - (rank.get(right.file) as number));
+}
+
 export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSearchOutcome> {
   const { pool, limits, signal } = request;
   const outcome: GrepSearchOutcome = {
@@ -194,6 +220,10 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
         include: request.includeDotfiles ? undefined : (name) => !name.startsWith('.'),
         limits,
         signal,
+        // The file system's own order: no sort per directory, and a capped search stops where the
+        // first matches lie in the order directories are stored, not after every file whose name
+        // sorts first (the answer is sorted by path at the end).
+        order: 'directory',
       });
       const base = request.root.absolutePath === '/' ? '' : request.root.absolutePath;
       let chunk: PendingTask['files'] = [];
@@ -246,6 +276,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       `Some files had more than maxMatchesPerFile (${request.maxMatchesPerFile}) matching lines; only the first ones are shown.`,
     );
   }
+  sortByPath(outcome.matches);
   if (slowExample) {
     cut(
       `the regular expression needed too much backtracking on some lines (e.g. ${slowExample}), so matches there may be missing; simplify nested quantifiers such as (a+)+`,

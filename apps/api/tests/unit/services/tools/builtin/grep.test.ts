@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import {
   executeTool,
   GrepPatternError,
@@ -270,7 +271,17 @@ describe('grep: caps', () => {
   test('maxResults cuts the total and says so; exactly maxResults is not truncated', async () => {
     const cut = await runGrep({ pattern: '^m$', path: '.' }, context({ maxResults: 22 }));
     expect(cut.matches.length).toBe(22);
-    expect(cut.matches.at(-1)).toEqual({ file: 'b.txt', line: 2, text: 'm' });
+    // Whichever file the directory lists first gives all its lines (at most 20), the other the rest;
+    // each file's lines are its first ones, and the answer is in path order.
+    const a = cut.matches.filter((match) => match.file === 'a.txt').map((match) => match.line);
+    const b = cut.matches.filter((match) => match.file === 'b.txt').map((match) => match.line);
+    expect(a.length + b.length).toBe(22);
+    expect(a).toEqual(Array.from({ length: a.length }, (_, index) => index + 1));
+    expect(b).toEqual(Array.from({ length: b.length }, (_, index) => index + 1));
+    expect(cut.matches.map((match) => match.file)).toEqual([
+      ...a.map(() => 'a.txt'),
+      ...b.map(() => 'b.txt'),
+    ]);
     expect(cut.truncated).toBe(true);
     expect(cut.truncatedReason).toContain('maxResults');
     const exact = await runGrep(
@@ -279,6 +290,44 @@ describe('grep: caps', () => {
     );
     expect(exact.matches.length).toBe(33);
     expect(exact.truncated).toBe(false);
+  });
+
+  test('a capped search takes the first lines in the order the file system lists the files, and answers in path order', async () => {
+    const listed = createTempTree(
+      'grep-order',
+      Object.fromEntries(
+        Array.from({ length: 40 }, (_, index) => [
+          `f${String(index).padStart(2, '0')}.txt`,
+          'hit\n',
+        ]),
+      ),
+    );
+    try {
+      const inListedOrder = readdirSync(listed.root);
+      const run = () =>
+        runGrep(
+          { pattern: 'hit', path: '.' },
+          createTestToolContext({
+            mode: 'agent',
+            workingDirectory: listed.root,
+            parameters: { maxResults: 10 },
+          }),
+        );
+      const first = await run();
+      expect(first.truncated).toBe(true);
+      const files = first.matches.map((match) => match.file);
+      expect(files).toEqual([...inListedOrder.slice(0, 10)].sort());
+      // The same tree gives the same lines, call after call.
+      expect((await run()).matches).toEqual(first.matches);
+      // Uncapped, every file, in path order whatever order the directory lists them in.
+      const all = await runGrep(
+        { pattern: 'hit', path: '.' },
+        createTestToolContext({ mode: 'agent', workingDirectory: listed.root }),
+      );
+      expect(all.matches.map((match) => match.file)).toEqual([...inListedOrder].sort());
+    } finally {
+      listed.remove();
+    }
   });
 
   test('a matched line over 500 characters is cut around the match and marked', async () => {
