@@ -9,7 +9,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { PermissionDeniedError } from './errors';
-import { resolveRealPath } from './fs/real-path';
+import { resolveRealPath, resolveRealPathOf } from './fs/real-path';
 import { argumentError, checkLength, checkPathString, expandHome } from './path-arguments';
 import { getPathListSetting } from './stored-setting-readers';
 import type { ToolContext } from './types';
@@ -296,11 +296,13 @@ export async function resolveAndValidatePath(
     absolutePath = path.resolve(directory, expanded);
   }
   checkLength(absolutePath, argument);
-  const realPath = await resolveRealPath(absolutePath, argument, input);
+  const resolved = await resolveRealPathOf(absolutePath, argument, input);
+  const { realPath } = resolved;
   const rules = await loadRules(context);
   const verdict = judge(rules, realPath, absolutePath);
   if (verdict) throw refusal(verdict, { input, absolutePath, realPath }, rules);
-  return { input, absolutePath, realPath, exists: pathExists(absolutePath) };
+  // A path that resolved whole exists; otherwise it is looked up (a broken link still exists).
+  return { input, absolutePath, realPath, exists: resolved.exists || pathExists(absolutePath) };
 }
 
 /**

@@ -39,8 +39,21 @@ export async function resolveRealPath(
   argument: string,
   input: string,
 ): Promise<string> {
+  return (await resolveRealPathOf(absolutePath, argument, input)).realPath;
+}
+
+/**
+ * `resolveRealPath`, also saying whether the path was found to exist on the
+ * way: true when the whole path resolved at once (every component exists), so
+ * a caller need not look it up again; false when that could not be told.
+ */
+export async function resolveRealPathOf(
+  absolutePath: string,
+  argument: string,
+  input: string,
+): Promise<{ realPath: string; exists: boolean }> {
   try {
-    return realpathSync(absolutePath);
+    return { realPath: realpathSync(absolutePath), exists: true };
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ELOOP') throw loopError(argument, input);
@@ -62,7 +75,8 @@ export async function resolveRealPath(
       isLink = lstatSync(next).isSymbolicLink();
     } catch (error) {
       const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return path.resolve(next, ...queue);
+      if (code === 'ENOENT' || code === 'ENOTDIR')
+        return { realPath: path.resolve(next, ...queue), exists: false };
       throw error;
     }
     if (!isLink) {
@@ -75,5 +89,6 @@ export async function resolveRealPath(
     if (path.isAbsolute(target)) current = path.parse(target).root;
     queue.unshift(...target.split(path.sep).filter((part) => part !== ''));
   }
-  return current;
+  // Every component existed here, yet realpath failed (a race with a change): look it up again.
+  return { realPath: current, exists: false };
 }
