@@ -63,7 +63,7 @@ export interface WalkOptions {
   /**
    * Within a directory: `name` (the default) sorts entries by name; `directory`
    * keeps the order the file system lists them in, which is the same from walk
-   * to walk while the directory is unchanged (see docs/tools/filesystem.md#how-grep-runs).
+   * to walk while the directory is unchanged (see docs/tools/filesystem.md#walks-and-limits).
    */
   order?: 'name' | 'directory';
 }
@@ -105,8 +105,30 @@ const BATCH_SIZE = 256;
 const SLICE_MS = 4;
 const EXAMPLES = 3;
 
+/** Code-unit order of two names: the order `name` walks a directory in. */
+function compareNames(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
 function byName(left: Dirent, right: Dirent): number {
-  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
+  return compareNames(left.name, right.name);
+}
+
+/**
+ * The order a walk with names sorted visits two "/"-separated paths: name by
+ * name, segment by segment (so `a/b` comes before `a-c`, though `-` sorts
+ * before `/` as a character). What a walk in `directory` order finds can be
+ * put back in this order.
+ */
+export function comparePaths(left: string, right: string): number {
+  const a = left.split('/');
+  const b = right.split('/');
+  const shared = Math.min(a.length, b.length);
+  for (let index = 0; index < shared; index++) {
+    const order = compareNames(a[index] as string, b[index] as string);
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
 }
 
 function joinRelative(parent: string, name: string): string {

@@ -5,7 +5,7 @@
  * the search stops as soon as one match more than `maxResults` is known.
  */
 import type { CompiledGlob } from '../../fs/glob-pattern';
-import { type WalkFilter, type WalkLimits, walkTree } from '../../fs/walk-tree';
+import { comparePaths, type WalkFilter, type WalkLimits, walkTree } from '../../fs/walk-tree';
 import { FileStatus, type GrepTaskResult } from './grep-protocol';
 import type { GrepWorkerPool } from './grep-worker-pool';
 import type { LineMatch } from './match-lines';
@@ -58,19 +58,6 @@ interface PendingTask {
   files: Array<{ absolutePath: string; realPath: string }>;
   result: Promise<GrepTaskResult>;
   settled: boolean;
-}
-
-/** Code-unit order of "/"-separated paths, segment by segment: the order a walk with names sorted visits them. */
-export function comparePaths(left: string, right: string): number {
-  const a = left.split('/');
-  const b = right.split('/');
-  const shared = Math.min(a.length, b.length);
-  for (let index = 0; index < shared; index++) {
-    const x = a[index] as string;
-    const y = b[index] as string;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
 }
 
 /**

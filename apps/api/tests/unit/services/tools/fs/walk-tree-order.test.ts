@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
-import { comparePaths } from '../../../../../src/services/tools/builtin/grep/grep-search';
-import { DEFAULT_WALK_LIMITS, walkTree } from '../../../../../src/services/tools/fs/walk-tree';
+import {
+  comparePaths,
+  DEFAULT_WALK_LIMITS,
+  walkTree,
+} from '../../../../../src/services/tools/fs/walk-tree';
 import { createTempTree } from '../../../../support/temp-tree';
 
 async function walkedPaths(root: string, order?: 'name' | 'directory'): Promise<string[]> {
