@@ -41,6 +41,8 @@ export function createStaticToolSource(
       source.listings.push(request);
       if (options.listDelayMs) {
         await new Promise<void>((resolve) => {
+          // A listing asked with a signal that already fired stops at once, as a real source must.
+          if (request.signal.aborted) return resolve();
           const timer = setTimeout(resolve, options.listDelayMs);
           request.signal.addEventListener('abort', () => {
             clearTimeout(timer);

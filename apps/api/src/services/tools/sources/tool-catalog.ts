@@ -8,7 +8,7 @@
 import { AppError } from '../../../errors';
 import { raceTimeout } from '../../../race-timeout';
 import type { SavedToolSettingsByName } from '../runtime';
-import type { ToolScope } from '../types';
+import type { HostAccess, ToolChatScope, ToolScope } from '../types';
 import type { SourcedTool, ToolListingRequest, ToolSource } from './tool-source';
 
 /** How long one source may take to list its tools before the catalog stops waiting. */
@@ -62,6 +62,80 @@ export class ToolCatalogError extends AppError {
 type SourceOutcome = { tools: SourcedTool[] } | { problem: ToolCatalogProblem };
 
 /**
+ * What one source is asked: the catalog's request, the budget, and a signal
+ * made only if the source reads it (with the parent's abort forwarded to it).
+ * A class rather than a spread object with a getter: a listing is made per
+ * request, and the class's shape is built once.
+ */
+class SourceListingRequest implements ToolListingRequest {
+  readonly userId: string;
+  readonly chat?: ToolChatScope;
+  readonly hostAccess?: HostAccess;
+  readonly saved: SavedToolSettingsByName;
+  readonly budgetMs: number;
+  readonly connect: boolean;
+  readonly #parent: AbortSignal | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(request: ToolCatalogRequest, budgetMs: number) {
+    this.userId = request.userId;
+    if (request.chat) this.chat = request.chat;
+    if (request.hostAccess) this.hostAccess = request.hostAccess;
+    this.saved = request.saved;
+    this.budgetMs = budgetMs;
+    this.connect = request.connect ?? true;
+    this.#parent = request.signal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controllerOf().signal;
+  }
+
+  /** Aborts the source's signal: its budget ran out. */
+  giveUp(reason: Error): void {
+    this.#controllerOf().abort(reason);
+  }
+
+  #controllerOf(): AbortController {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      const parent = this.#parent;
+      if (parent?.aborted) this.#onParentAbort();
+      else parent?.addEventListener('abort', this.#onParentAbort, { once: true });
+    }
+    return this.#controller;
+  }
+
+  readonly #onParentAbort = () => this.#controller?.abort(this.#parent?.reason);
+
+  /** Stops listening to the parent's signal once the source has answered. */
+  release(): void {
+    this.#parent?.removeEventListener('abort', this.#onParentAbort);
+  }
+}
+
+function sourceProblem(
+  source: ToolSource,
+  kind: ToolCatalogProblem['kind'],
+  what: string,
+): SourceOutcome {
+  const { info } = source;
+  return {
+    problem: {
+      sourceId: info.id,
+      sourceName: info.name,
+      kind,
+      message: `${info.name} ${what}; its tools are left out of this listing.`,
+    },
+  };
+}
+
+function sourceFailed(source: ToolSource, error: unknown): SourceOutcome {
+  const reason = error instanceof Error ? error.message : String(error);
+  return sourceProblem(source, 'source_failed', `could not list its tools (${reason})`);
+}
+
+/**
  * Lists one source within the budget. A source that answers synchronously
  * (from memory, as the built-ins and a not-connecting MCP listing do) gets no
  * timer and no abort controller: the signal it is handed is made only if it
@@ -72,58 +146,28 @@ function listOneSource(
   request: ToolCatalogRequest,
   budgetMs: number,
 ): SourceOutcome | Promise<SourceOutcome> {
-  const { info } = source;
-  const parent = request.signal;
-  const problem = (kind: ToolCatalogProblem['kind'], what: string): SourceOutcome => ({
-    problem: {
-      sourceId: info.id,
-      sourceName: info.name,
-      kind,
-      message: `${info.name} ${what}; its tools are left out of this listing.`,
-    },
-  });
-  const failed = (error: unknown) => {
-    const reason = error instanceof Error ? error.message : String(error);
-    return problem('source_failed', `could not list its tools (${reason})`);
-  };
-  let controller: AbortController | undefined;
-  const onParentAbort = () => controller?.abort(parent?.reason);
-  const signalOf = () => {
-    if (!controller) {
-      controller = new AbortController();
-      if (parent?.aborted) onParentAbort();
-      else parent?.addEventListener('abort', onParentAbort, { once: true });
-    }
-    return controller.signal;
-  };
+  const sourceRequest = new SourceListingRequest(request, budgetMs);
   let listing: SourcedTool[] | Promise<SourcedTool[]>;
   try {
-    const sourceRequest: ToolListingRequest = {
-      ...request,
-      budgetMs,
-      connect: request.connect ?? true,
-      get signal() {
-        return signalOf();
-      },
-    };
     listing = source.listTools(sourceRequest);
   } catch (error) {
-    return failed(error);
+    return sourceFailed(source, error);
   }
   if (!(listing instanceof Promise)) return { tools: listing };
-  const giveUp = () => {
-    signalOf();
-    controller?.abort(new Error(`listing took longer than ${budgetMs} ms`));
-  };
+  const giveUp = () => sourceRequest.giveUp(new Error(`listing took longer than ${budgetMs} ms`));
   return raceBudget(listing, budgetMs, giveUp)
     .then(
       (outcome): SourceOutcome =>
         outcome === 'timed_out'
-          ? problem('source_timed_out', `did not list its tools within ${budgetMs} ms`)
+          ? sourceProblem(
+              source,
+              'source_timed_out',
+              `did not list its tools within ${budgetMs} ms`,
+            )
           : { tools: outcome },
-      failed,
+      (error: unknown) => sourceFailed(source, error),
     )
-    .finally(() => parent?.removeEventListener('abort', onParentAbort));
+    .finally(() => sourceRequest.release());
 }
 
 /** The listing, or `timed_out` (after `giveUp`) when the budget ends first. */
@@ -169,11 +213,15 @@ export function createToolCatalog(
           });
         }
       }
-      const listed = asked.map((source) => listOneSource(source, request, budgetMs));
-      const outcomes = listed.some((outcome) => outcome instanceof Promise)
-        ? await Promise.all(listed)
-        : (listed as SourceOutcome[]);
+      let waiting = false;
+      const listed = asked.map((source) => {
+        const outcome = listOneSource(source, request, budgetMs);
+        if (outcome instanceof Promise) waiting = true;
+        return outcome;
+      });
+      const outcomes = waiting ? await Promise.all(listed) : (listed as SourceOutcome[]);
       const byName = new Map<string, SourcedTool>();
+      const tools: SourcedTool[] = [];
       for (const outcome of outcomes) {
         if ('problem' in outcome) {
           problems.push(outcome.problem);
@@ -184,6 +232,7 @@ export function createToolCatalog(
           const first = byName.get(name);
           if (!first) {
             byName.set(name, listed);
+            tools.push(listed);
             continue;
           }
           problems.push({
@@ -197,7 +246,7 @@ export function createToolCatalog(
       }
       return {
         sources: asked,
-        tools: [...byName.values()],
+        tools,
         get: (name) => byName.get(name),
         problems,
       };
