@@ -16,6 +16,7 @@ import {
 } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
 import type { AppDatabase } from '../../db/database';
+import { createGroupCommit } from '../../db/group-commit';
 import { prepareQuery } from '../../db/prepared-query';
 import { readBoolean, readJson, readTimestamp, writeJson, writeTimestamp } from '../../db/values';
 
@@ -262,11 +263,14 @@ export function createChatRepository(
 ): ChatRepository {
   const { db } = database;
 
+  // Under load many turns store their messages at once: on SQLite they share a commit.
+  const groupCommit = createGroupCommit(database);
+
   const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes) => {
     const updates = changes.update ?? [];
     const messages = changes.append ?? [];
     if (messages.length === 0 && updates.length === 0) return [];
-    return db.transaction().execute(async (transaction) => {
+    return groupCommit.run(async (transaction) => {
       for (const update of updates) {
         const result = await transaction.executeQuery(
           rewriteMessage(transaction, {

@@ -149,6 +149,46 @@ describeEachDatabase('chat repository', (_kind, current) => {
     ]);
   });
 
+  test('saves of many chats at the same moment are all stored, in order; a refused one is refused alone', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () => chats.create(owner, newChat)),
+    );
+    const text = (value: string): MessagePart[] => [{ type: 'text', text: value }];
+    // Two saves per chat, asked for together, then one that names a message of no chat.
+    const outcomes = await Promise.allSettled([
+      ...created.map((chat, index) =>
+        chats.saveMessages(chat.id, {
+          append: [
+            { role: 'user', parts: text(`question ${index}`) },
+            { role: 'assistant', parts: text(`answer ${index}`) },
+          ],
+        }),
+      ),
+      chats.saveMessages(created[0]?.id as string, {
+        update: [{ id: 'msg_missing', parts: text('lost') }],
+        append: [{ role: 'user', parts: text('never stored') }],
+      }),
+      ...created.map((chat, index) =>
+        chats.saveMessages(chat.id, { append: [{ role: 'user', parts: text(`more ${index}`) }] }),
+      ),
+    ]);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+    expect(String((outcomes[6] as PromiseRejectedResult).reason)).toMatch(
+      /"msg_missing" is not a message of chat/,
+    );
+    for (const [index, chat] of created.entries()) {
+      const stored = await chats.listMessages(chat.id);
+      expect(stored.map((message) => message.parts)).toEqual([
+        text(`question ${index}`),
+        text(`answer ${index}`),
+        text(`more ${index}`),
+      ]);
+    }
+  });
+
   test('a corrupt parts column reads as no parts instead of failing the chat', async () => {
     const { database } = current();
     const chats = createChatRepository(database);
