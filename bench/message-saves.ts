@@ -1,8 +1,8 @@
 /**
  * Group commit (`apps/api/src/db/group-commit.ts`) against one transaction
  * per save, on a real SQLite file checkpointed in the background as the
- * server does. Each save is what a turn's checkpoint does: read the chat's
- * latest message time, insert a message, touch the chat. `savers` loops run
+ * server does. Each save is the repository's own (`writeMessageChanges`), of
+ * one message: read the chat's latest message time, insert it, touch the chat. `savers` loops run
  * at once, each saving into chats of its own one save after another (as
  * running turns do); rounds alternate the two ways so both see the same
  * machine load. Prints the wall time per save (medians over rounds) and the
@@ -18,6 +18,7 @@ import { openDatabase } from '../apps/api/src/db/database';
 import { createGroupCommit } from '../apps/api/src/db/group-commit';
 import { migrateToLatest } from '../apps/api/src/db/migrate';
 import type { DatabaseSchema } from '../apps/api/src/db/schema';
+import { writeMessageChanges } from '../apps/api/src/services/chat/chat-repository';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const SAVES = Number(process.env.SAVES ?? 2000);
@@ -64,34 +65,10 @@ try {
     )
     .execute();
 
-  const parts = JSON.stringify([{ type: 'text', text: 'x'.repeat(400) }]);
-  let counter = 0;
-  const save = (chatId: string) => async (transaction: Transaction<DatabaseSchema>) => {
-    const last = await transaction
-      .selectFrom('messages')
-      .select((expression) => expression.fn.max('created_at').as('latest'))
-      .where('chat_id', '=', chatId)
-      .executeTakeFirst();
-    const at = new Date(Math.max(Date.now(), Date.parse(String(last?.latest ?? 0)) + 1));
-    counter += 1;
-    await transaction
-      .insertInto('messages')
-      .values({
-        id: `bench-message-${counter}`,
-        chat_id: chatId,
-        role: 'assistant',
-        parts,
-        usage: null,
-        created_at: at.toISOString(),
-        updated_at: at.toISOString(),
-      })
-      .execute();
-    await transaction
-      .updateTable('chats')
-      .set({ updated_at: at.toISOString() })
-      .where('id', '=', chatId)
-      .execute();
-  };
+  const parts = [{ type: 'text' as const, text: 'x'.repeat(400) }];
+  // The repository's own save of one message, as a turn's checkpoint makes it.
+  const save = (chatId: string) => (transaction: Transaction<DatabaseSchema>) =>
+    writeMessageChanges(transaction, chatId, { append: [{ role: 'assistant', parts }] });
 
   const group = createGroupCommit(database);
   const ways = {

@@ -15,9 +15,11 @@ import {
   TurnUsage as TurnUsageSchema,
 } from '@mango/shared';
 import { Value } from '@sinclair/typebox/value';
+import type { Transaction } from 'kysely';
 import type { AppDatabase } from '../../db/database';
 import { createGroupCommit } from '../../db/group-commit';
 import { prepareQuery } from '../../db/prepared-query';
+import type { DatabaseSchema } from '../../db/schema';
 import { readBoolean, readJson, readTimestamp, writeJson, writeTimestamp } from '../../db/values';
 
 export interface ChatRecord {
@@ -257,6 +259,72 @@ function rowValues(rows: readonly MessageRow[]): Record<string, string | null> {
   return values;
 }
 
+/**
+ * One save of a chat's messages inside `transaction` (`saveMessages` runs it
+ * in a transaction of its own or shares one, `group-commit.ts`): rewrites the
+ * updated messages, then appends the new ones strictly after the chat's last
+ * message and touches the chat. Throws, for the caller to roll back, when an
+ * update names a message the chat does not have.
+ */
+export async function writeMessageChanges(
+  transaction: Transaction<DatabaseSchema>,
+  chatId: string,
+  changes: MessageChanges,
+  now: () => number = Date.now,
+): Promise<StoredMessage[]> {
+  const updates = changes.update ?? [];
+  const messages = changes.append ?? [];
+  for (const update of updates) {
+    const result = await transaction.executeQuery(
+      rewriteMessage(transaction, {
+        parts: writeJson(update.parts),
+        usage: update.usage ? writeJson(update.usage) : null,
+        updatedAt: writeTimestamp(now()),
+        id: update.id,
+        chatId,
+      }),
+    );
+    // Throwing rolls the whole change back: it was meant for messages this chat no longer has.
+    if (Number(result.numAffectedRows ?? 0) === 0)
+      throw new Error(`Message "${update.id}" is not a message of chat "${chatId}".`);
+  }
+  if (messages.length === 0) return [];
+  const last = (await transaction.executeQuery(latestMessageAt(transaction, { chatId }))).rows[0];
+  const latest = last?.latest ? Date.parse(readTimestamp(last.latest)) : 0;
+  // Strictly after the chat's last message, one millisecond apart: order is the write order.
+  const start = Math.max(now(), latest + 1);
+  const stored = messages.map((message, index) => ({
+    id: message.id ?? createMessageId(),
+    chatId,
+    role: message.role,
+    parts: message.parts,
+    ...(message.usage ? { usage: message.usage } : {}),
+    createdAt: writeTimestamp(start + index),
+  }));
+  const rows = stored.map((message) => ({
+    id: message.id,
+    chat_id: chatId,
+    role: message.role,
+    parts: writeJson(message.parts),
+    usage: message.usage ? writeJson(message.usage) : null,
+    created_at: message.createdAt,
+    updated_at: message.createdAt,
+  }));
+  const insert = insertMessages(rows.length);
+  await transaction.executeQuery(
+    insert
+      ? insert(transaction, rowValues(rows))
+      : transaction.insertInto('messages').values(rows).compile(),
+  );
+  await transaction.executeQuery(
+    touchChat(transaction, {
+      updatedAt: writeTimestamp(start + messages.length - 1),
+      chatId,
+    }),
+  );
+  return stored;
+}
+
 export function createChatRepository(
   database: AppDatabase,
   now: () => number = Date.now,
@@ -267,61 +335,8 @@ export function createChatRepository(
   const groupCommit = createGroupCommit(database);
 
   const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes) => {
-    const updates = changes.update ?? [];
-    const messages = changes.append ?? [];
-    if (messages.length === 0 && updates.length === 0) return [];
-    return groupCommit.run(async (transaction) => {
-      for (const update of updates) {
-        const result = await transaction.executeQuery(
-          rewriteMessage(transaction, {
-            parts: writeJson(update.parts),
-            usage: update.usage ? writeJson(update.usage) : null,
-            updatedAt: writeTimestamp(now()),
-            id: update.id,
-            chatId,
-          }),
-        );
-        // Throwing rolls the whole change back: it was meant for messages this chat no longer has.
-        if (Number(result.numAffectedRows ?? 0) === 0)
-          throw new Error(`Message "${update.id}" is not a message of chat "${chatId}".`);
-      }
-      if (messages.length === 0) return [];
-      const last = (await transaction.executeQuery(latestMessageAt(transaction, { chatId })))
-        .rows[0];
-      const latest = last?.latest ? Date.parse(readTimestamp(last.latest)) : 0;
-      // Strictly after the chat's last message, one millisecond apart: order is the write order.
-      const start = Math.max(now(), latest + 1);
-      const stored = messages.map((message, index) => ({
-        id: message.id ?? createMessageId(),
-        chatId,
-        role: message.role,
-        parts: message.parts,
-        ...(message.usage ? { usage: message.usage } : {}),
-        createdAt: writeTimestamp(start + index),
-      }));
-      const rows = stored.map((message) => ({
-        id: message.id,
-        chat_id: chatId,
-        role: message.role,
-        parts: writeJson(message.parts),
-        usage: message.usage ? writeJson(message.usage) : null,
-        created_at: message.createdAt,
-        updated_at: message.createdAt,
-      }));
-      const insert = insertMessages(rows.length);
-      await transaction.executeQuery(
-        insert
-          ? insert(transaction, rowValues(rows))
-          : transaction.insertInto('messages').values(rows).compile(),
-      );
-      await transaction.executeQuery(
-        touchChat(transaction, {
-          updatedAt: writeTimestamp(start + messages.length - 1),
-          chatId,
-        }),
-      );
-      return stored;
-    });
+    if (!changes.update?.length && !changes.append?.length) return [];
+    return groupCommit.run((transaction) => writeMessageChanges(transaction, chatId, changes, now));
   };
 
   return {
