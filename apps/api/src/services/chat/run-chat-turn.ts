@@ -10,8 +10,15 @@
  * event, keeping everything produced before it. `checkpoint` lets the caller
  * store the turn as it goes: once a step's model message is complete (when
  * its tools are still running `checkpointGraceMs` later; tools that finish
- * sooner are stored with their results) and once its results are in (before
- * the next model call).
+ * sooner are stored with their results) and once its results are in. The
+ * results are stored while the next model call starts, not before it: that
+ * call needs nothing from the database, and a save waited for there delayed
+ * every step of every turn by the save's turn in the event loop (under load,
+ * a few milliseconds per step). The new step's events are held back until
+ * the save is done, so whoever sees them can rely on the earlier steps being
+ * stored (a crash still loses at most the step in progress). The save is
+ * awaited when the call ends; one that fails aborts the call, its events are
+ * dropped, and the turn ends.
  */
 
 import type {
@@ -57,8 +64,13 @@ export interface RunChatTurnOptions {
   onEvent: (event: TurnStreamEvent) => void;
   /**
    * Called with everything the turn has added so far (the same list each time,
-   * grown, with tool calls updated as they finish) and awaited before the turn
-   * goes on. A rejection ends the turn by rejecting `runChatTurn`.
+   * grown, with tool calls updated as they finish; it must copy what it keeps
+   * before its first `await`). Calls never overlap. A step's model message is
+   * awaited before its tools' results are stored; the results' checkpoint runs
+   * while the next model call starts (whose events `onEvent` gets only once it
+   * resolved) and is awaited when that call ends, always before `runChatTurn`
+   * settles. A rejection aborts the model call running beside it, drops that
+   * call's events and ends the turn by rejecting `runChatTurn`.
    */
   checkpoint?: (messages: readonly ConversationMessage[]) => Promise<void>;
   /**
@@ -124,6 +136,35 @@ const notRun = (why: string) => ({
   error: new ToolAbortedError(`This call was not run: ${why}`),
 });
 
+/**
+ * A step's events, held back while the previous step's results are being
+ * stored and passed on in order once they are; dropped if the save fails.
+ */
+function emitOnceStored(
+  write: Promise<void>,
+  emit: (event: TurnStreamEvent) => void,
+): (event: TurnStreamEvent) => void {
+  let held: TurnStreamEvent[] | undefined = [];
+  let failed = false;
+  // Registered before the loop awaits the write, so it runs first.
+  write.then(
+    () => {
+      const events = held ?? [];
+      held = undefined;
+      for (const event of events) emit(event);
+    },
+    () => {
+      failed = true;
+      held = undefined;
+    },
+  );
+  return (event) => {
+    if (failed) return;
+    if (held) held.push(event);
+    else emit(event);
+  };
+}
+
 export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurnResult> {
   const maxIterations = resolveMaxIterations(options.maxIterations);
   const now = options.now ?? performance.now.bind(performance);
@@ -165,9 +206,25 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
     return { status, iterations, messages: added, ...(error ? { error } : {}) };
   };
 
+  /** The last step's results being stored while the next model call runs. */
+  let storing: { write: Promise<void>; failed: AbortSignal } | undefined;
+  /** Starts storing the results; a failure aborts the model call that runs beside it. */
+  const storeInBackground = (checkpoint: NonNullable<RunChatTurnOptions['checkpoint']>) => {
+    const failure = new AbortController();
+    const write = checkpoint(added).catch((error: unknown) => {
+      failure.abort(error);
+      throw error;
+    });
+    // Awaited once the next model call ends; until then a rejection must not count as unhandled.
+    write.catch(() => {});
+    storing = { write, failed: failure.signal };
+  };
+
   while (true) {
     const forced = iterations >= maxIterations;
     iterations++;
+    const saving = storing;
+    storing = undefined;
     const step = await streamModelStep(
       options.provider,
       {
@@ -176,12 +233,14 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
         messages: conversation,
         tools: options.toolset.definitions,
         toolChoice: forced ? 'none' : 'auto',
-        signal,
+        signal: saving ? AbortSignal.any([signal, saving.failed]) : signal,
         ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
       },
-      emit,
+      saving ? emitOnceStored(saving.write, emit) : emit,
       options.providerIdleTimeoutMs ? { idleTimeoutMs: options.providerIdleTimeoutMs } : {},
     );
+    // The previous step's results are stored before anything of this step is.
+    await saving?.write;
     record({ role: 'assistant', parts: step.parts, ...(step.usage ? { usage: step.usage } : {}) });
 
     if (step.error || signal.aborted) {
@@ -222,7 +281,7 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
     await early;
     record({ role: 'tool', parts: results });
     if (signal.aborted) return finish('cancelled');
-    await options.checkpoint?.(added);
+    if (options.checkpoint) storeInBackground(options.checkpoint);
   }
   emit({
     type: 'iteration_limit',

@@ -2,13 +2,19 @@
  * When the turn loop checkpoints a step (run-chat-turn.ts): a step whose
  * tools finish within the grace is stored once, model message and results
  * together; a step whose tools are still running then has its model message
- * stored while they run; a grace of 0 stores it before they start; and a
- * checkpoint that fails still ends the turn.
+ * stored while they run; a grace of 0 stores it before they start; a step's
+ * results are stored while the next model call runs; and a checkpoint that
+ * fails still ends the turn (aborting the model call running beside it).
  */
 import { expect, test } from 'bun:test';
 import type { ConversationMessage, ToolCallPart } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
-import { callTool, say, useFakeProviderServer } from '../../../support/fake-provider';
+import {
+  callTool,
+  type FakeTurn,
+  say,
+  useFakeProviderServer,
+} from '../../../support/fake-provider';
 import { createProviderForFake, MODEL_FOR } from '../../../support/provider-factories';
 import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
 
@@ -27,6 +33,8 @@ async function runWithCheckpoints(options: {
   waitMs: number[];
   checkpointGraceMs?: number;
   checkpoint?: (messages: readonly ConversationMessage[]) => Promise<void>;
+  /** The model's last answer (default: "Done." at once). */
+  answer?: FakeTurn;
 }) {
   const { registry } = createScenarioRegistry();
   const log: string[] = [];
@@ -58,7 +66,11 @@ async function runWithCheckpoints(options: {
       return { waited: ms };
     },
   });
-  fake.enqueue(id, ...options.waitMs.map((ms) => callTool('wait', { ms })), say('Done.'));
+  fake.enqueue(
+    id,
+    ...options.waitMs.map((ms) => callTool('wait', { ms })),
+    options.answer ?? say('Done.'),
+  );
   const result = await runChatTurn({
     provider: createProviderForFake(id, fake),
     model: MODEL_FOR[id],
@@ -123,4 +135,77 @@ test('a checkpoint written while the tools run that fails ends the turn once the
   });
   await expect(turn).rejects.toThrow('the database is gone');
   expect(calls).toBe(1);
+});
+
+test("a step's results are stored while the next model call runs", async () => {
+  const stored: string[] = [];
+  const { result } = await runWithCheckpoints({
+    waitMs: [1],
+    checkpoint: async (messages) => {
+      const what = shape(messages).join(',');
+      await Bun.sleep(100);
+      stored.push(`${what} stored after ${fake.requests(id).length} model calls`);
+    },
+  });
+  expect(result.status).toBe('completed');
+  // Waited for before the next call, the save would end after one model call.
+  expect(stored).toEqual(['assistant:succeeded,tool stored after 2 model calls']);
+});
+
+test("the next step's events wait until the step before it is stored", async () => {
+  const log: string[] = [];
+  fake.enqueue(id, callTool('wait', { ms: 1 }), say('Done.'));
+  const { registry } = createScenarioRegistry();
+  registry.register({
+    definition: {
+      name: 'wait',
+      description: 'Returns at once.',
+      parameters: { type: 'object', properties: {}, additionalProperties: true },
+    },
+    settings: {
+      title: 'Wait',
+      description: 'Returns.',
+      category: 'system',
+      enabledByDefault: true,
+      canDisable: true,
+      defaultParameters: {},
+      parameterDescriptors: [],
+    },
+    execute: async () => ({ ok: true }),
+  });
+  const result = await runChatTurn({
+    provider: createProviderForFake(id, fake),
+    model: MODEL_FOR[id],
+    history: [{ role: 'user', parts: [{ type: 'text', text: 'Wait, please.' }] }],
+    toolset: await createScenarioToolset(registry),
+    onEvent: (event) => {
+      if (event.type === 'text_delta') log.push(`text ${event.delta}`);
+    },
+    checkpoint: async () => {
+      await Bun.sleep(100);
+      log.push(`stored after ${fake.requests(id).length} model calls`);
+    },
+  });
+  expect(result.status).toBe('completed');
+  expect(log).toEqual(['stored after 2 model calls', 'text Done.']);
+});
+
+test('a results checkpoint that fails aborts the model call beside it and ends the turn', async () => {
+  const started = performance.now();
+  const turn = runWithCheckpoints({
+    waitMs: [1],
+    // Ten frames a second apart: about ten seconds unless the call is aborted.
+    answer: {
+      content: [{ type: 'text', text: 'a slow answer, word by word' }],
+      fragmentSize: 3,
+      frameDelayMs: 1000,
+    },
+    checkpoint: async () => {
+      await Bun.sleep(50);
+      throw new Error('the database is gone');
+    },
+  });
+  await expect(turn).rejects.toThrow('the database is gone');
+  expect(performance.now() - started).toBeLessThan(3000);
+  expect(fake.requests(id)).toHaveLength(2);
 });
