@@ -14,6 +14,7 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { callTool, say } from '../../support/fake-provider';
+import { waitUntil } from '../../support/wait-until';
 import {
   card,
   expectValue,
@@ -102,6 +103,9 @@ describe('the web UI in a browser: chats and turns', () => {
     await page.reload();
     await idle(page);
     await card(page, 'succeeded').waitFor();
+    // Messages are drawn in pieces, a few per frame: read them once all are in.
+    await page.getByText('Released and done.').waitFor();
+    await waitUntil(async () => (await messagesText(page)) === live);
     expect(await messagesText(page)).toBe(live);
     expect(h.problems()).toEqual([]);
   }, 30_000);
@@ -128,7 +132,9 @@ describe('the web UI in a browser: chats and turns', () => {
       await tab.getByText('Both tabs saw it.').waitFor();
       await idle(tab);
     }
-    expect(await messagesText(second)).toBe(await messagesText(first));
+    const shown = await messagesText(first);
+    await waitUntil(async () => (await messagesText(second)) === shown);
+    expect(await messagesText(second)).toBe(shown);
     expect(await second.getByText('An earlier answer.').count()).toBe(1);
     // Shown again with nothing new: it stays as it is.
     await second.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
@@ -193,6 +199,7 @@ describe('the web UI in a browser: chats and turns', () => {
       await page.reload();
       await page.getByText('Back again.').waitFor();
       await idle(page);
+      await waitUntil(async () => (await messagesText(page)) === live);
       expect(await messagesText(page)).toBe(live);
       // The cut stream is the one failed request expected here.
       expect(h.problems().filter((problem) => !problem.includes('/turns'))).toEqual([]);

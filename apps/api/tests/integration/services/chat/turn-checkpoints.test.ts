@@ -7,7 +7,7 @@
  * fails still ends the turn (aborting the model call running beside it).
  */
 import { expect, test } from 'bun:test';
-import type { ConversationMessage, ToolCallPart } from '@mango/shared';
+import type { ConversationMessage, ToolCallPart, TurnStreamEvent } from '@mango/shared';
 import { runChatTurn } from '../../../../src/services/chat';
 import {
   callTool,
@@ -35,6 +35,7 @@ async function runWithCheckpoints(options: {
   checkpoint?: (messages: readonly ConversationMessage[]) => Promise<void>;
   /** The model's last answer (default: "Done." at once). */
   answer?: FakeTurn;
+  onEvent?: (event: TurnStreamEvent) => void;
 }) {
   const { registry } = createScenarioRegistry();
   const log: string[] = [];
@@ -76,7 +77,7 @@ async function runWithCheckpoints(options: {
     model: MODEL_FOR[id],
     history: [{ role: 'user', parts: [{ type: 'text', text: 'Wait, please.' }] }],
     toolset: await createScenarioToolset(registry),
-    onEvent: () => {},
+    onEvent: options.onEvent ?? (() => {}),
     ...(options.checkpointGraceMs === undefined
       ? {}
       : { checkpointGraceMs: options.checkpointGraceMs }),
@@ -153,41 +154,19 @@ test("a step's results are stored while the next model call runs", async () => {
 });
 
 test("the next step's events wait until the step before it is stored", async () => {
-  const log: string[] = [];
-  fake.enqueue(id, callTool('wait', { ms: 1 }), say('Done.'));
-  const { registry } = createScenarioRegistry();
-  registry.register({
-    definition: {
-      name: 'wait',
-      description: 'Returns at once.',
-      parameters: { type: 'object', properties: {}, additionalProperties: true },
-    },
-    settings: {
-      title: 'Wait',
-      description: 'Returns.',
-      category: 'system',
-      enabledByDefault: true,
-      canDisable: true,
-      defaultParameters: {},
-      parameterDescriptors: [],
-    },
-    execute: async () => ({ ok: true }),
-  });
-  const result = await runChatTurn({
-    provider: createProviderForFake(id, fake),
-    model: MODEL_FOR[id],
-    history: [{ role: 'user', parts: [{ type: 'text', text: 'Wait, please.' }] }],
-    toolset: await createScenarioToolset(registry),
+  const stored: string[] = [];
+  const { result } = await runWithCheckpoints({
+    waitMs: [1],
     onEvent: (event) => {
-      if (event.type === 'text_delta') log.push(`text ${event.delta}`);
+      if (event.type === 'text_delta') stored.push(`text ${event.delta}`);
     },
     checkpoint: async () => {
       await Bun.sleep(100);
-      log.push(`stored after ${fake.requests(id).length} model calls`);
+      stored.push(`stored after ${fake.requests(id).length} model calls`);
     },
   });
   expect(result.status).toBe('completed');
-  expect(log).toEqual(['stored after 2 model calls', 'text Done.']);
+  expect(stored).toEqual(['stored after 2 model calls', 'text Done.']);
 });
 
 test('a results checkpoint that fails aborts the model call beside it and ends the turn', async () => {
