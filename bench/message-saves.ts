@@ -19,6 +19,8 @@ import { createGroupCommit } from '../apps/api/src/db/group-commit';
 import { migrateToLatest } from '../apps/api/src/db/migrate';
 import type { DatabaseSchema } from '../apps/api/src/db/schema';
 import { writeMessageChanges } from '../apps/api/src/services/chat/chat-repository';
+import { insertTestChat, insertTestUser } from '../apps/api/tests/support/test-rows';
+import { median } from './load/figures';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const SAVES = Number(process.env.SAVES ?? 2000);
@@ -33,37 +35,10 @@ const database = openDatabase(
 try {
   await migrateToLatest(database);
   const { db } = database;
-  const stamp = new Date().toISOString();
-  await db
-    .insertInto('users')
-    .values({
-      id: 'bench-user',
-      name: 'bench',
-      email: 'bench@example.test',
-      email_verified: false,
-      image: null,
-      role: 'user',
-      created_at: stamp,
-      updated_at: stamp,
-    })
-    .execute();
-  const chatIds = Array.from({ length: CHATS }, (_, index) => `bench-chat-${index}`);
-  await db
-    .insertInto('chats')
-    .values(
-      chatIds.map((id) => ({
-        id,
-        user_id: 'bench-user',
-        title: 'bench',
-        mode: 'chat' as const,
-        working_directory: null,
-        restrict_to_working_directory: false,
-        model: null,
-        created_at: stamp,
-        updated_at: stamp,
-      })),
-    )
-    .execute();
+  const userId = await insertTestUser(database, 'bench');
+  const chatIds: string[] = [];
+  for (let index = 0; index < CHATS; index += 1)
+    chatIds.push(await insertTestChat(database, userId));
 
   const parts = [{ type: 'text' as const, text: 'x'.repeat(400) }];
   // The repository's own save of one message, as a turn's checkpoint makes it.
@@ -89,8 +64,6 @@ try {
     return ((performance.now() - started) * 1000) / (perSaver * savers);
   }
 
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   console.log(
     `message saves on SQLite (WAL, background checkpoints), ${SAVES} saves per case and round, ${ROUNDS} rounds, ways alternating; load average ${loadavg()
       .map((value) => value.toFixed(2))

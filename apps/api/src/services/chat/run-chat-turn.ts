@@ -136,30 +136,50 @@ const notRun = (why: string) => ({
   error: new ToolAbortedError(`This call was not run: ${why}`),
 });
 
+/** A step's results being stored while the next model call runs. */
+interface BackgroundSave {
+  write: Promise<void>;
+  /** Aborted with the save's error when it fails. */
+  failed: AbortSignal;
+}
+
+/** Starts a checkpoint; a failure aborts `failed`, which stops the model call running beside it. */
+function saveInBackground(
+  checkpoint: NonNullable<RunChatTurnOptions['checkpoint']>,
+  messages: readonly ConversationMessage[],
+): BackgroundSave {
+  const failure = new AbortController();
+  const write = checkpoint(messages).catch((error: unknown) => {
+    failure.abort(error);
+    throw error;
+  });
+  // Awaited once the next model call ends; until then a rejection must not count as unhandled.
+  write.catch(() => {});
+  return { write, failed: failure.signal };
+}
+
 /**
  * A step's events, held back while the previous step's results are being
  * stored and passed on in order once they are; dropped if the save fails.
  */
 function emitOnceStored(
-  write: Promise<void>,
+  saving: BackgroundSave,
   emit: (event: TurnStreamEvent) => void,
 ): (event: TurnStreamEvent) => void {
   let held: TurnStreamEvent[] | undefined = [];
-  let failed = false;
   // Registered before the loop awaits the write, so it runs first.
-  write.then(
+  saving.write.then(
     () => {
       const events = held ?? [];
       held = undefined;
       for (const event of events) emit(event);
     },
     () => {
-      failed = true;
       held = undefined;
     },
   );
   return (event) => {
-    if (failed) return;
+    if (saving.failed.aborted) return;
     if (held) held.push(event);
     else emit(event);
   };
@@ -206,25 +226,12 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
     return { status, iterations, messages: added, ...(error ? { error } : {}) };
   };
 
-  /** The last step's results being stored while the next model call runs. */
-  let storing: { write: Promise<void>; failed: AbortSignal } | undefined;
-  /** Starts storing the results; a failure aborts the model call that runs beside it. */
-  const storeInBackground = (checkpoint: NonNullable<RunChatTurnOptions['checkpoint']>) => {
-    const failure = new AbortController();
-    const write = checkpoint(added).catch((error: unknown) => {
-      failure.abort(error);
-      throw error;
-    });
-    // Awaited once the next model call ends; until then a rejection must not count as unhandled.
-    write.catch(() => {});
-    storing = { write, failed: failure.signal };
-  };
+  /** The last step's results, stored while the next model call runs. */
+  let saving: BackgroundSave | undefined;
 
   while (true) {
     const forced = iterations >= maxIterations;
     iterations++;
-    const saving = storing;
-    storing = undefined;
     const step = await streamModelStep(
       options.provider,
       {
@@ -236,7 +243,7 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
         signal: saving ? AbortSignal.any([signal, saving.failed]) : signal,
         ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
       },
-      saving ? emitOnceStored(saving.write, emit) : emit,
+      saving ? emitOnceStored(saving, emit) : emit,
       options.providerIdleTimeoutMs ? { idleTimeoutMs: options.providerIdleTimeoutMs } : {},
     );
     // The previous step's results are stored before anything of this step is.
@@ -281,7 +288,7 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
     await early;
     record({ role: 'tool', parts: results });
     if (signal.aborted) return finish('cancelled');
-    if (options.checkpoint) storeInBackground(options.checkpoint);
+    saving = options.checkpoint ? saveInBackground(options.checkpoint, added) : undefined;
   }
   emit({
     type: 'iteration_limit',
