@@ -65,6 +65,15 @@ export interface MessageChanges {
   append?: NewMessage[];
 }
 
+export interface SaveMessagesOptions {
+  /**
+   * True for a save nothing waits on yet (a step's, beside the next model
+   * call): on SQLite it may wait for the end of the event loop's turn to share
+   * a commit with other turns' saves (`group-commit.ts`). Default false.
+   */
+  gathered?: boolean;
+}
+
 export interface ChatRepository {
   create(userId: string, chat: NewChat): Promise<ChatRecord>;
   /**
@@ -86,7 +95,11 @@ export interface ChatRepository {
    * transaction (all or nothing); appending marks the chat active. Resolves to
    * the appended messages. A message id that is not the chat's is refused.
    */
-  saveMessages(chatId: string, changes: MessageChanges): Promise<StoredMessage[]>;
+  saveMessages(
+    chatId: string,
+    changes: MessageChanges,
+    options?: SaveMessagesOptions,
+  ): Promise<StoredMessage[]>;
 }
 
 interface ChatRow {
@@ -334,9 +347,11 @@ export function createChatRepository(
   // Under load many turns store their messages at once: on SQLite they share a commit.
   const groupCommit = createGroupCommit(database);
 
-  const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes) => {
+  const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes, options = {}) => {
     if (!changes.update?.length && !changes.append?.length) return [];
-    return groupCommit.run((transaction) => writeMessageChanges(transaction, chatId, changes, now));
+    const work = (transaction: Transaction<DatabaseSchema>) =>
+      writeMessageChanges(transaction, chatId, changes, now);
+    return options.gathered ? groupCommit.runGathered(work) : groupCommit.run(work);
   };
 
   return {

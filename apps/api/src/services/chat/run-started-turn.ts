@@ -123,7 +123,7 @@ export async function runStartedTurn(context: StartedTurnContext): Promise<ChatT
       maxIterations: context.maxIterations,
       signal: claim.signal,
       onEvent: forward,
-      checkpoint: writer.save,
+      checkpoint: writer.checkpoint,
       ...(context.providerIdleTimeoutMs
         ? { providerIdleTimeoutMs: context.providerIdleTimeoutMs }
         : {}),

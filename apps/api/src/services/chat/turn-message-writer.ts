@@ -12,10 +12,16 @@ import type { ChatRepository, MessageChanges, NewMessage } from './chat-reposito
 export interface TurnMessageWriter {
   /**
    * Stores what changed in `messages` (everything the turn added, in order; the
-   * same list grows and its messages may change between calls). Calls must not
-   * overlap.
+   * same list grows and its messages may change between calls), committed at
+   * once. Calls (of this and `checkpoint`) must not overlap.
    */
   save(messages: readonly ConversationMessage[]): Promise<void>;
+  /**
+   * The same for a save nothing waits on yet (a step's, while the next model
+   * call runs): it may wait for the end of the event loop's turn to share a
+   * commit with other turns' saves.
+   */
+  checkpoint(messages: readonly ConversationMessage[]): Promise<void>;
   /** Saves the last list given to `save` again (what changed in it since). */
   flush(): Promise<void>;
 }
@@ -34,7 +40,7 @@ export function createTurnMessageWriter(
   const stored: { id: string; json: string; role: string }[] = [];
   let latest: readonly ConversationMessage[] = [];
 
-  const save = async (messages: readonly ConversationMessage[]) => {
+  const store = async (messages: readonly ConversationMessage[], gathered: boolean) => {
     latest = messages;
     const changes: Required<MessageChanges> = { update: [], append: [] };
     const appended: { json: string; role: string }[] = [];
@@ -61,7 +67,7 @@ export function createTurnMessageWriter(
       }
     });
     if (changes.update.length === 0 && changes.append.length === 0) return;
-    const rows = await chats.saveMessages(chatId, changes);
+    const rows = await chats.saveMessages(chatId, changes, { gathered });
     // Only once the transaction committed; after a failure the next save tries the same again.
     for (const { entry, json } of rewritten) entry.json = json;
     rows.forEach((row, index) => {
@@ -70,5 +76,9 @@ export function createTurnMessageWriter(
     });
   };
 
-  return { save, flush: () => save(latest) };
+  return {
+    save: (messages) => store(messages, false),
+    checkpoint: (messages) => store(messages, true),
+    flush: () => store(latest, false),
+  };
 }

@@ -66,8 +66,50 @@ describeEachDatabase('group commit', (kind, current) => {
     expect(await titleOf(database.db, last as string)).toBe('last');
   });
 
-  // A group exists only on SQLite (PostgreSQL runs the two at once, in either order).
-  if (kind === 'sqlite')
+  // Groups, and the waits that make them, exist only on SQLite.
+  if (kind === 'sqlite') {
+    test('run commits without waiting for the end of the event loop turn; runGathered waits for it', async () => {
+      const { database } = current();
+      const group = createGroupCommit(database);
+      const order: string[] = [];
+      const write = (name: string) => async () => {
+        order.push(name);
+      };
+      setImmediate(() => order.push('loop turn ended'));
+      await group.run(write('run'));
+      await new Promise((resolve) => setImmediate(resolve));
+      setImmediate(() => order.push('loop turn ended'));
+      await group.runGathered(write('gathered'));
+      expect(order).toEqual(['run', 'loop turn ended', 'loop turn ended', 'gathered']);
+    });
+
+    test('gathered transactions asked for by separate tasks of one loop turn share one; a run takes a gathering group with it', async () => {
+      const { database } = current();
+      const group = createGroupCommit(database);
+      const seen: Trx[] = [];
+      const record = (trx: Trx) => {
+        seen.push(trx);
+        return Promise.resolve(seen.length);
+      };
+      // Two timers due at once fire in one turn of the loop, as separate tasks.
+      const [first, second] = await new Promise<Promise<number>[]>((resolve) => {
+        const asked: Promise<number>[] = [];
+        const ask = () => {
+          asked.push(group.runGathered(record));
+          if (asked.length === 2) resolve(asked);
+        };
+        setTimeout(ask, 0);
+        setTimeout(ask, 0);
+      });
+      expect(await Promise.all([first, second])).toEqual([1, 2]);
+      expect(seen[0]).toBe(seen[1] as Trx);
+
+      const [gathered, soon] = await Promise.all([group.runGathered(record), group.run(record)]);
+      expect([gathered, soon]).toEqual([3, 4]);
+      expect(seen[2]).toBe(seen[3] as Trx);
+      expect(new Set(seen).size).toBe(2);
+    });
+
     test('what one transaction of a group wrote, the next one in it reads', async () => {
       const { database } = current();
       const group = createGroupCommit(database);
@@ -81,4 +123,5 @@ describeEachDatabase('group commit', (kind, current) => {
       ]);
       expect(read).toBe('written');
     });
+  }
 });
