@@ -4,9 +4,13 @@
  * server does. Each save is the repository's own (`writeMessageChanges`), of
  * one message: read the chat's latest message time, insert it, touch the chat. `savers` loops run
  * at once, each saving into chats of its own one save after another (as
- * running turns do); rounds alternate the two ways so both see the same
- * machine load. Prints the wall time per save (medians over rounds) and the
- * ratio grouped / alone for 1, 20 and 200 savers at once.
+ * running turns do); rounds rotate the three ways so all see the same
+ * machine load: `run` (a group of what the current task asks for, committed
+ * once its microtasks have run: the awaited saves of a turn), `gathered`
+ * (`runGathered`: a group of what the event loop's turn asks for, after a
+ * `setImmediate`: a step's save beside the next model call) and `alone` (a
+ * transaction each). Prints the wall time per save (medians over rounds) and
+ * each grouped way's ratio to `alone`, for 1, 20 and 200 savers at once.
  *
  *   npm run bench:saves          (ROUNDS=9 SAVES=4000 npm run bench:saves)
  */
@@ -47,12 +51,15 @@ try {
 
   const group = createGroupCommit(database);
   const ways = {
-    grouped: (chatId: string) => group.run(save(chatId)),
+    run: (chatId: string) => group.run(save(chatId)),
+    gathered: (chatId: string) => group.runGathered(save(chatId)),
     alone: (chatId: string) => db.transaction().execute(save(chatId)),
   };
+  type Way = keyof typeof ways;
+  const WAYS = Object.keys(ways) as Way[];
 
   /** µs per save with `savers` loops at once, each over its own chats. */
-  async function measure(way: keyof typeof ways, savers: number): Promise<number> {
+  async function measure(way: Way, savers: number): Promise<number> {
     const perSaver = Math.max(1, Math.floor(SAVES / savers));
     const started = performance.now();
     await Promise.all(
@@ -65,26 +72,30 @@ try {
   }
 
   console.log(
-    `message saves on SQLite (WAL, background checkpoints), ${SAVES} saves per case and round, ${ROUNDS} rounds, ways alternating; load average ${loadavg()
+    `message saves on SQLite (WAL, background checkpoints), ${SAVES} saves per case and round, ${ROUNDS} rounds, ways rotating; load average ${loadavg()
       .map((value) => value.toFixed(2))
       .join(' ')}`,
   );
-  console.log('  savers at once   grouped µs/save   alone µs/save   grouped / alone');
+  console.log(
+    '  savers at once   run µs/save   gathered µs/save   alone µs/save   run / alone          gathered / alone',
+  );
+  const ratioText = (ratios: number[]) =>
+    `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
   for (const savers of SAVERS) {
-    const results = { grouped: [] as number[], alone: [] as number[], ratio: [] as number[] };
-    await measure('grouped', savers);
-    await measure('alone', savers);
+    const perSave: Record<Way, number[]> = { run: [], gathered: [], alone: [] };
+    const ratios = { run: [] as number[], gathered: [] as number[] };
+    for (const way of WAYS) await measure(way, savers);
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order: (keyof typeof ways)[] =
-        round % 2 === 0 ? ['grouped', 'alone'] : ['alone', 'grouped'];
-      const timed: Record<string, number> = {};
+      // Each way goes first, second and third in turn.
+      const order = WAYS.map((_, index) => WAYS[(index + round) % WAYS.length] as Way);
+      const timed = {} as Record<Way, number>;
       for (const way of order) timed[way] = await measure(way, savers);
-      results.grouped.push(timed.grouped as number);
-      results.alone.push(timed.alone as number);
-      results.ratio.push((timed.grouped as number) / (timed.alone as number));
+      for (const way of WAYS) perSave[way].push(timed[way]);
+      ratios.run.push(timed.run / timed.alone);
+      ratios.gathered.push(timed.gathered / timed.alone);
     }
     console.log(
-      `  ${String(savers).padStart(14)}   ${median(results.grouped).toFixed(1).padStart(15)}   ${median(results.alone).toFixed(1).padStart(13)}   ${median(results.ratio).toFixed(2).padStart(14)}x (${Math.min(...results.ratio).toFixed(2)}-${Math.max(...results.ratio).toFixed(2)})`,
+      `  ${String(savers).padStart(14)}   ${median(perSave.run).toFixed(1).padStart(11)}   ${median(perSave.gathered).toFixed(1).padStart(16)}   ${median(perSave.alone).toFixed(1).padStart(13)}   ${ratioText(ratios.run).padEnd(19)}  ${ratioText(ratios.gathered)}`,
     );
   }
 } finally {
