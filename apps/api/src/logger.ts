@@ -1,6 +1,8 @@
 /**
  * Structured logs: one JSON object per line (time, level, msg, and fields), on
  * stdout, so any log collector can parse them. Tests pass their own `write`.
+ * Lines for stdout are written together, once per turn of the event loop
+ * (`createLineBatcher`); a warning or an error goes out at once.
  */
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -28,9 +30,63 @@ function serialiseError(value: unknown): unknown {
   return { name: value.name, message: value.message, stack: value.stack };
 }
 
+export interface LineBatcher {
+  /** Queues a line; `now` writes it (after the lines queued before it) without waiting. */
+  write(line: string, now?: boolean): void;
+  /** Writes what is queued. */
+  flush(): void;
+}
+
+/**
+ * Collects lines and hands them to `sink` together, once per turn of the event
+ * loop: every request logs a line, and under load (the load bench's profile)
+ * a system call per line was 2.6 % of the server's CPU.
+ */
+export function createLineBatcher(
+  sink: (text: string) => void,
+  schedule: (flush: () => void) => void = setImmediate,
+): LineBatcher {
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    sink(text);
+  };
+  return {
+    write(line, now = false) {
+      pending += `${line}\n`;
+      if (now) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        schedule(flush);
+      }
+    },
+    flush,
+  };
+}
+
+let stdoutLines: LineBatcher | undefined;
+
+/** The process's one batcher for stdout; what it holds is written when the process exits. */
+function stdoutBatcher(): LineBatcher {
+  if (!stdoutLines) {
+    const batcher = createLineBatcher((text) => process.stdout.write(text));
+    process.on('exit', batcher.flush);
+    stdoutLines = batcher;
+  }
+  return stdoutLines;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const custom = options.write;
+  // A warning or an error is written at once: a crash right after it must not swallow it.
+  const write: (line: string, level: Exclude<LogLevel, 'silent'>) => void = custom
+    ? (line) => custom(line)
+    : (line, level) => stdoutBatcher().write(line, RANK[level] >= RANK.warn);
   const now = options.now ?? Date.now;
   // A line is logged for every request, so the time's text is made once per millisecond.
   let lastMs = Number.NaN;
@@ -50,7 +106,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       for (const key in fields) {
         if (Object.hasOwn(fields, key)) entry[key] = serialiseError(fields[key]);
       }
-      write(JSON.stringify(entry));
+      write(JSON.stringify(entry), level);
     };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

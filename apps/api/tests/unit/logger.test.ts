@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { createLogger } from '../../src/logger';
+import { join } from 'node:path';
+import { createLineBatcher, createLogger } from '../../src/logger';
 
 function capture(now: () => number, level: 'debug' | 'info' | 'warn' = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -54,5 +55,57 @@ describe('createLogger', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ msg: 'shown', own: 'yes' });
     expect(lines[0]).not.toHaveProperty('inherited');
+  });
+});
+
+describe('createLineBatcher', () => {
+  function batcher() {
+    const written: string[] = [];
+    const scheduled: (() => void)[] = [];
+    const lines = createLineBatcher(
+      (text) => written.push(text),
+      (flush) => scheduled.push(flush),
+    );
+    return { lines, written, scheduled };
+  }
+
+  test('lines queued in one turn of the loop are written together, once, when it ends', () => {
+    const { lines, written, scheduled } = batcher();
+    lines.write('a');
+    lines.write('b');
+    expect(written).toEqual([]);
+    expect(scheduled).toHaveLength(1);
+    scheduled[0]?.();
+    expect(written).toEqual(['a\nb\n']);
+    lines.write('c');
+    expect(scheduled).toHaveLength(2);
+    scheduled[1]?.();
+    expect(written).toEqual(['a\nb\n', 'c\n']);
+  });
+
+  test('a line written now goes out at once, after the lines queued before it; nothing is written twice', () => {
+    const { lines, written, scheduled } = batcher();
+    lines.write('info');
+    lines.write('error', true);
+    expect(written).toEqual(['info\nerror\n']);
+    scheduled[0]?.();
+    lines.flush();
+    expect(written).toEqual(['info\nerror\n']);
+  });
+
+  test("the server's logger writes what it holds when the process exits", () => {
+    const logger = join(import.meta.dir, '../../src/logger.ts');
+    const script = `import { createLogger } from ${JSON.stringify(logger)};
+const log = createLogger();
+log.info('first');
+log.info('second');
+process.exit(0);`;
+    const child = Bun.spawnSync([process.execPath, '-e', script], { stdout: 'pipe' });
+    const lines = child.stdout
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(lines).toEqual(['first', 'second']);
   });
 });
