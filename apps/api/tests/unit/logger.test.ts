@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { createLineBatcher, createLogger } from '../../src/logger';
+import { createLineBatcher, createLogger, LOG_FLUSH_BYTES } from '../../src/logger';
 
 function capture(now: () => number, level: 'debug' | 'info' | 'warn' = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -69,7 +69,7 @@ describe('createLineBatcher', () => {
     return { lines, written, scheduled };
   }
 
-  test('lines queued in one turn of the loop are written together, once, when it ends', () => {
+  test('lines queued before the interval ends are written together, once, when it ends', () => {
     const { lines, written, scheduled } = batcher();
     lines.write('a');
     lines.write('b');
@@ -91,6 +91,15 @@ describe('createLineBatcher', () => {
     scheduled[0]?.();
     lines.flush();
     expect(written).toEqual(['info\nerror\n']);
+  });
+
+  test('a queue that reaches LOG_FLUSH_BYTES is written without waiting for the interval', () => {
+    const { lines, written } = batcher();
+    const line = 'x'.repeat(1023);
+    for (let index = 0; index < LOG_FLUSH_BYTES / 1024 - 1; index += 1) lines.write(line);
+    expect(written).toEqual([]);
+    lines.write(line);
+    expect(written).toEqual([`${line}\n`.repeat(LOG_FLUSH_BYTES / 1024)]);
   });
 
   test("the server's logger writes what it holds when the process exits", () => {
