@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
 import type { Transaction } from 'kysely';
+import type { AppDatabase } from '../../../src/db/database';
 import { createGroupCommit } from '../../../src/db/group-commit';
 import type { DatabaseSchema } from '../../../src/db/schema';
 import { describeEachDatabase } from '../../support/test-databases';
@@ -16,6 +17,17 @@ async function titleOf(trx: Trx | { selectFrom: Trx['selectFrom'] }, chatId: str
   return row?.title;
 }
 
+/** A group commit, and a unit of work that records the transaction it ran in (resolving to its count). */
+function recordingGroup(database: AppDatabase) {
+  const group = createGroupCommit(database);
+  const seen: Trx[] = [];
+  const record = (trx: Trx) => {
+    seen.push(trx);
+    return Promise.resolve(seen.length);
+  };
+  return { group, seen, record };
+}
+
 describeEachDatabase('group commit', (kind, current) => {
   test(
     kind === 'sqlite'
@@ -23,12 +35,7 @@ describeEachDatabase('group commit', (kind, current) => {
       : 'every transaction is its own (PostgreSQL gives each a connection)',
     async () => {
       const { database } = current();
-      const group = createGroupCommit(database);
-      const seen: Trx[] = [];
-      const record = (trx: Trx) => {
-        seen.push(trx);
-        return Promise.resolve(seen.length);
-      };
+      const { group, seen, record } = recordingGroup(database);
       const together = await Promise.all([group.run(record), group.run(record), group.run(record)]);
       expect(together.sort()).toEqual([1, 2, 3]);
       const later = await group.run(record);
@@ -85,12 +92,7 @@ describeEachDatabase('group commit', (kind, current) => {
 
     test('gathered transactions asked for by separate tasks of one loop turn share one; a run takes a gathering group with it', async () => {
       const { database } = current();
-      const group = createGroupCommit(database);
-      const seen: Trx[] = [];
-      const record = (trx: Trx) => {
-        seen.push(trx);
-        return Promise.resolve(seen.length);
-      };
+      const { group, seen, record } = recordingGroup(database);
       // Two timers due at once fire in one turn of the loop, as separate tasks.
       const [first, second] = await new Promise<Promise<number>[]>((resolve) => {
         const asked: Promise<number>[] = [];
