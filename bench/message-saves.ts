@@ -22,7 +22,7 @@ import { openDatabase } from '../apps/api/src/db/database';
 import { createGroupCommit } from '../apps/api/src/db/group-commit';
 import { migrateToLatest } from '../apps/api/src/db/migrate';
 import type { DatabaseSchema } from '../apps/api/src/db/schema';
-import { writeMessageChanges } from '../apps/api/src/services/chat/chat-repository';
+import { writeMessageChanges } from '../apps/api/src/services/chat/write-message-changes';
 import { insertTestChat, insertTestUser } from '../apps/api/tests/support/test-rows';
 import { median } from './load/figures';
 

@@ -98,11 +98,9 @@ function stdoutBatcher(): LineBatcher {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
-  const custom = options.write;
   // A warning or an error is written at once: a crash right after it must not swallow it.
-  const write: (line: string, level: Exclude<LogLevel, 'silent'>) => void = custom
-    ? (line) => custom(line)
-    : (line, level) => stdoutBatcher().write(line, RANK[level] >= RANK.warn);
+  const write: (line: string, level: Exclude<LogLevel, 'silent'>) => void =
+    options.write ?? ((line, level) => stdoutBatcher().write(line, RANK[level] >= RANK.warn));
   const now = options.now ?? Date.now;
   // A line is logged for every request, so the time's text is made once per millisecond.
   let lastMs = Number.NaN;

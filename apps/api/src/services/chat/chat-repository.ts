@@ -20,7 +20,8 @@ import type { AppDatabase } from '../../db/database';
 import { createGroupCommit } from '../../db/group-commit';
 import { prepareQuery } from '../../db/prepared-query';
 import type { DatabaseSchema } from '../../db/schema';
-import { readBoolean, readJson, readTimestamp, writeJson, writeTimestamp } from '../../db/values';
+import { readBoolean, readJson, readTimestamp, writeTimestamp } from '../../db/values';
+import { writeMessageChanges } from './write-message-changes';
 
 export interface ChatRecord {
   id: string;
@@ -149,10 +150,6 @@ function readUsage(value: unknown): TurnUsage | undefined {
 
 const optionalUsage = (usage: TurnUsage | undefined) => (usage ? { usage } : {});
 
-export function createMessageId(): string {
-  return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
-}
-
 const chatColumns = [
   'id',
   'user_id',
@@ -165,8 +162,8 @@ const chatColumns = [
   'updated_at',
 ] as const;
 
-// The statements every turn repeats (a chat's lookup, its messages, each checkpoint's writes),
-// prepared once per database (db/prepared-query.ts).
+// The statements every turn repeats (a chat's lookup, its messages), prepared once per
+// database (db/prepared-query.ts); a save's are in write-message-changes.ts.
 const selectChat = prepareQuery<{ chatId: string; userId: string }, ChatRow>((db, slot) =>
   db
     .selectFrom('chats')
@@ -192,151 +189,6 @@ const selectMessages = prepareQuery<{ chatId: string }, StoredMessageRow>((db, s
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc'),
 );
-
-const rewriteMessage = prepareQuery<{
-  parts: string;
-  usage: string | null;
-  updatedAt: string;
-  id: string;
-  chatId: string;
-}>((db, slot) =>
-  db
-    .updateTable('messages')
-    .set({ parts: slot('parts'), usage: slot('usage'), updated_at: slot('updatedAt') })
-    .where('id', '=', slot('id'))
-    .where('chat_id', '=', slot('chatId')),
-);
-
-const latestMessageAt = prepareQuery<{ chatId: string }, { latest: Date | string | null }>(
-  (db, slot) =>
-    db
-      .selectFrom('messages')
-      .select((expression) => expression.fn.max('created_at').as('latest'))
-      .where('chat_id', '=', slot('chatId')),
-);
-
-const touchChat = prepareQuery<{ updatedAt: string; chatId: string }>((db, slot) =>
-  db
-    .updateTable('chats')
-    .set({ updated_at: slot('updatedAt') })
-    .where('id', '=', slot('chatId')),
-);
-
-const MESSAGE_COLUMNS = [
-  'id',
-  'chat_id',
-  'role',
-  'parts',
-  'usage',
-  'created_at',
-  'updated_at',
-] as const;
-type MessageRow = Record<(typeof MESSAGE_COLUMNS)[number], string | null>;
-
-/** An insert of `count` messages, for the counts a checkpoint writes (more are built each time). */
-const PREPARED_INSERT_ROWS = 8;
-const insertsByCount = new Map<number, ReturnType<typeof prepareInsert>>();
-
-function prepareInsert(count: number) {
-  return prepareQuery<Record<string, string | null>>((db, slot) =>
-    db.insertInto('messages').values(
-      Array.from({ length: count }, (_, row) => ({
-        id: slot(`id${row}`) as string,
-        chat_id: slot(`chat_id${row}`) as string,
-        role: slot(`role${row}`) as string,
-        parts: slot(`parts${row}`) as string,
-        usage: slot(`usage${row}`),
-        created_at: slot(`created_at${row}`) as string,
-        updated_at: slot(`updated_at${row}`) as string,
-      })),
-    ),
-  );
-}
-
-function insertMessages(count: number): ReturnType<typeof prepareInsert> | undefined {
-  if (count > PREPARED_INSERT_ROWS) return undefined;
-  let prepared = insertsByCount.get(count);
-  if (!prepared) {
-    prepared = prepareInsert(count);
-    insertsByCount.set(count, prepared);
-  }
-  return prepared;
-}
-
-/** The named values of `insertMessages(rows.length)`. */
-function rowValues(rows: readonly MessageRow[]): Record<string, string | null> {
-  const values: Record<string, string | null> = {};
-  rows.forEach((row, index) => {
-    for (const column of MESSAGE_COLUMNS) values[`${column}${index}`] = row[column];
-  });
-  return values;
-}
-
-/**
- * One save of a chat's messages inside `transaction` (`saveMessages` runs it
- * in a transaction of its own or shares one, `group-commit.ts`): rewrites the
- * updated messages, then appends the new ones strictly after the chat's last
- * message and touches the chat. Throws, for the caller to roll back, when an
- * update names a message the chat does not have.
- */
-export async function writeMessageChanges(
-  transaction: Transaction<DatabaseSchema>,
-  chatId: string,
-  changes: MessageChanges,
-  now: () => number = Date.now,
-): Promise<StoredMessage[]> {
-  const updates = changes.update ?? [];
-  const messages = changes.append ?? [];
-  for (const update of updates) {
-    const result = await transaction.executeQuery(
-      rewriteMessage(transaction, {
-        parts: writeJson(update.parts),
-        usage: update.usage ? writeJson(update.usage) : null,
-        updatedAt: writeTimestamp(now()),
-        id: update.id,
-        chatId,
-      }),
-    );
-    // Throwing rolls the whole change back: it was meant for messages this chat no longer has.
-    if (Number(result.numAffectedRows ?? 0) === 0)
-      throw new Error(`Message "${update.id}" is not a message of chat "${chatId}".`);
-  }
-  if (messages.length === 0) return [];
-  const last = (await transaction.executeQuery(latestMessageAt(transaction, { chatId }))).rows[0];
-  const latest = last?.latest ? Date.parse(readTimestamp(last.latest)) : 0;
-  // Strictly after the chat's last message, one millisecond apart: order is the write order.
-  const start = Math.max(now(), latest + 1);
-  const stored = messages.map((message, index) => ({
-    id: message.id ?? createMessageId(),
-    chatId,
-    role: message.role,
-    parts: message.parts,
-    ...(message.usage ? { usage: message.usage } : {}),
-    createdAt: writeTimestamp(start + index),
-  }));
-  const rows = stored.map((message) => ({
-    id: message.id,
-    chat_id: chatId,
-    role: message.role,
-    parts: writeJson(message.parts),
-    usage: message.usage ? writeJson(message.usage) : null,
-    created_at: message.createdAt,
-    updated_at: message.createdAt,
-  }));
-  const insert = insertMessages(rows.length);
-  await transaction.executeQuery(
-    insert
-      ? insert(transaction, rowValues(rows))
-      : transaction.insertInto('messages').values(rows).compile(),
-  );
-  await transaction.executeQuery(
-    touchChat(transaction, {
-      updatedAt: writeTimestamp(start + messages.length - 1),
-      chatId,
-    }),
-  );
-  return stored;
-}
 
 export function createChatRepository(
   database: AppDatabase,

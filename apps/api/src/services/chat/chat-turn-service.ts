@@ -12,7 +12,7 @@ import { ApiError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { ModelCatalog } from '../providers/model-catalog';
 import type { ProviderRegistry } from '../providers/provider-registry';
-import { type ChatRepository, createMessageId } from './chat-repository';
+import type { ChatRepository } from './chat-repository';
 import { chatNotFound } from './chat-service';
 import type { ChatToolsDeps } from './chat-tools';
 import { resolveMaxIterations } from './run-chat-turn';
@@ -20,6 +20,7 @@ import { runStartedTurn } from './run-started-turn';
 import type { RunningTurns } from './running-turns';
 import type { TurnEventLog } from './turn-events/turn-event-log';
 import type { TurnEventRecord, TurnEventStore, TurnRecord } from './turn-events/turn-event-store';
+import { createMessageId } from './write-message-changes';
 
 /** How long a turn may run in all, whatever its steps and tools (30 minutes). */
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;
