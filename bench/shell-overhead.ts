@@ -7,7 +7,13 @@
  * ratio of the medians, with the load average, and the CPU time this process
  * spends per call on each side (the children's own time is not counted).
  *
- *   npm run bench:shell            (ROUNDS=300 npm run bench:shell for more samples)
+ * Both sides are warmed up first (`WARMUP` calls each, 500 by default): for
+ * the first few hundred calls the JIT compiles the tool's path on its own
+ * threads, which take the second core from the child that is starting, and
+ * the tool's added time is then 0.2–0.4 ms higher than what a running server
+ * pays (docs/tools/shell.md#benchmark).
+ *
+ *   npm run bench:shell            (ROUNDS=300 WARMUP=1000 npm run bench:shell to change the counts)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,8 +22,17 @@ import { createMemoryFreshnessLedger, executeTool } from '../apps/api/src/servic
 import { getSandboxStatus } from '../apps/api/src/services/tools/builtin/shell/bubblewrap-sandbox';
 import type { ToolCallContext } from '../apps/api/src/services/tools/types';
 
-const ROUNDS = Number(process.env.ROUNDS ?? 200);
-const WARMUP = 20;
+function countFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a whole number of calls, 1 or more; got "${raw}".`);
+  return value;
+}
+
+const ROUNDS = countFromEnv('ROUNDS', 200);
+const WARMUP = countFromEnv('WARMUP', 500);
 const bash = Bun.which('bash');
 if (!bash) throw new Error('bash is needed for this benchmark');
 
@@ -93,7 +108,7 @@ const bareMedian = median(bareTimes);
 const toolMedian = median(toolTimes);
 const ratio = toolMedian / bareMedian;
 console.log(
-  `echo hi, ${ROUNDS} rounds each (medians; load average ${loadavg()
+  `echo hi, ${ROUNDS} rounds each after ${WARMUP} warm-up calls each (medians; load average ${loadavg()
     .map((value) => value.toFixed(2))
     .join(' ')})`,
 );
