@@ -73,6 +73,13 @@ export interface SaveMessagesOptions {
    * a commit with other turns' saves (`group-commit.ts`). Default false.
    */
   gathered?: boolean;
+  /**
+   * Leaves the chat's `updated_at` as it is instead of moving it to the last
+   * message's time: for a running turn's step saves, between its first save
+   * (the user's message) and its last, which move it. One row and its index
+   * entry fewer to rewrite per step. Default false.
+   */
+  keepChatTime?: boolean;
 }
 
 export interface ChatRepository {
@@ -202,7 +209,9 @@ export function createChatRepository(
   const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes, options = {}) => {
     if (!changes.update?.length && !changes.append?.length) return [];
     const work = (transaction: Transaction<DatabaseSchema>) =>
-      writeMessageChanges(transaction, chatId, changes, now);
+      writeMessageChanges(transaction, chatId, changes, now, {
+        touchChat: !options.keepChatTime,
+      });
     return options.gathered ? groupCommit.runGathered(work) : groupCommit.run(work);
   };
 

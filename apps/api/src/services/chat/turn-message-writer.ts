@@ -19,7 +19,8 @@ export interface TurnMessageWriter {
   /**
    * The same for a save nothing waits on yet (a step's, while the next model
    * call runs): it may wait for the end of the event loop's turn to share a
-   * commit with other turns' saves.
+   * commit with other turns' saves, and it leaves the chat's time as it is
+   * (the turn's first and last saves, through `save`, move it).
    */
   checkpoint(messages: readonly ConversationMessage[]): Promise<void>;
   /** Saves the last list given to `save` again (what changed in it since). */
@@ -67,7 +68,11 @@ export function createTurnMessageWriter(
       }
     });
     if (changes.update.length === 0 && changes.append.length === 0) return;
-    const rows = await chats.saveMessages(chatId, changes, { gathered });
+    const rows = await chats.saveMessages(
+      chatId,
+      changes,
+      gathered ? { gathered: true, keepChatTime: true } : {},
+    );
     // Only once the transaction committed; after a failure the next save tries the same again.
     for (const { entry, json } of rewritten) entry.json = json;
     rows.forEach((row, index) => {

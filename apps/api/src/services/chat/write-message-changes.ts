@@ -98,14 +98,16 @@ function rowValues(rows: readonly MessageRow[]): Record<string, string | null> {
  * One save of a chat's messages inside `transaction` (`saveMessages` runs it
  * in a transaction of its own or shares one, `group-commit.ts`): rewrites the
  * updated messages, then appends the new ones strictly after the chat's last
- * message and touches the chat. Throws, for the caller to roll back, when an
- * update names a message the chat does not have.
+ * message and, unless `touchChat` is false, moves the chat's `updated_at` to
+ * the last one's time. Throws, for the caller to roll back, when an update
+ * names a message the chat does not have.
  */
 export async function writeMessageChanges(
   transaction: Transaction<DatabaseSchema>,
   chatId: string,
   changes: MessageChanges,
   now: () => number = Date.now,
+  options: { touchChat?: boolean } = {},
 ): Promise<StoredMessage[]> {
   const updates = changes.update ?? [];
   const messages = changes.append ?? [];
@@ -151,11 +153,12 @@ export async function writeMessageChanges(
       ? insert(transaction, rowValues(rows))
       : transaction.insertInto('messages').values(rows).compile(),
   );
-  await transaction.executeQuery(
-    touchChat(transaction, {
-      updatedAt: writeTimestamp(start + messages.length - 1),
-      chatId,
-    }),
-  );
+  if (options.touchChat !== false)
+    await transaction.executeQuery(
+      touchChat(transaction, {
+        updatedAt: writeTimestamp(start + messages.length - 1),
+        chatId,
+      }),
+    );
   return stored;
 }

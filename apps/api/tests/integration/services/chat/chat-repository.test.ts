@@ -149,6 +149,28 @@ describeEachDatabase('chat repository', (_kind, current) => {
     ]);
   });
 
+  test("saveMessages moves the chat's time to its last message, unless asked to keep it", async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    const [kept] = await chats.saveMessages(
+      chat.id,
+      { append: [{ role: 'user', parts: [{ type: 'text', text: 'step' }] }] },
+      { keepChatTime: true },
+    );
+    expect(kept?.role).toBe('user');
+    expect((await chats.get(owner, chat.id))?.updatedAt).toBe(chat.updatedAt);
+    const [moved] = await chats.saveMessages(chat.id, {
+      append: [{ role: 'assistant', parts: [{ type: 'text', text: 'answer' }] }],
+    });
+    expect((await chats.get(owner, chat.id))?.updatedAt).toBe(moved?.createdAt);
+    expect((await chats.listMessages(chat.id)).map((message) => message.id)).toEqual([
+      kept?.id as string,
+      moved?.id as string,
+    ]);
+  });
+
   test('saves of many chats at the same moment are all stored, in order; a refused one is refused alone', async () => {
     const { database } = current();
     const chats = createChatRepository(database);

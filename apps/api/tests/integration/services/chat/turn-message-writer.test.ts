@@ -49,6 +49,29 @@ describeEachDatabase('turn message writer', (kind, current) => {
     expect(stored[1]?.id).toBe('msg_first');
   });
 
+  test("a checkpoint leaves the chat's time where the last save put it; the next save moves it to its last message", async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const userId = await insertTestUser(database);
+    const chatId = await insertTestChat(database, userId);
+    const writer = createTurnMessageWriter(chats, chatId);
+    const chatTime = async () => (await chats.get(userId, chatId))?.updatedAt;
+    const lastMessageTime = async () => (await chats.listMessages(chatId)).at(-1)?.createdAt;
+    const messages = [said('user', 'hello')];
+    await writer.save(messages);
+    const started = await chatTime();
+    expect(started).toBe(await lastMessageTime());
+    messages.push(said('assistant', 'step'));
+    await writer.checkpoint(messages);
+    expect((await chats.listMessages(chatId)).length).toBe(2);
+    expect(await chatTime()).toBe(started);
+    messages.push(said('assistant', 'answer'));
+    await writer.save(messages);
+    const ended = await chatTime();
+    expect(ended).toBe(await lastMessageTime());
+    expect(Date.parse(ended as string)).toBeGreaterThan(Date.parse(started as string));
+  });
+
   if (kind === 'sqlite')
     test('a save commits before the event loop turn ends; a checkpoint waits for it', async () => {
       const { database } = current();
