@@ -115,9 +115,12 @@ async function killWindowsTree(rootPid: number): Promise<void> {
 const MAX_RECENT_PIDS_WALKED = 16;
 
 /**
- * The root, the known descendants and every pid number handed out after the
- * root, when there are few of them; undefined when /proc must be listed
- * instead (many pids since, or the numbers wrapped around).
+ * The known descendants and every pid number handed out after the root, when
+ * there are few of them; undefined when /proc must be listed instead (many
+ * pids since, or the numbers wrapped around). The root itself is not among
+ * them: this scope is for a root that has exited and been waited for, whose
+ * entry is gone (and whose number cannot have been handed out again while no
+ * later one was).
  */
 function recentPids(
   rootPid: number,
@@ -125,7 +128,7 @@ function recentPids(
   known: Iterable<number>,
 ): number[] | undefined {
   if (lastPid < rootPid || lastPid - rootPid > MAX_RECENT_PIDS_WALKED) return undefined;
-  const pids = new Set<number>([rootPid, ...known]);
+  const pids = new Set<number>(known);
   for (let pid = rootPid + 1; pid <= lastPid; pid++) pids.add(pid);
   // A pid that is gone costs an exception to read; asking whether it exists is cheaper.
   return [...pids].filter(processEntryExists);
@@ -144,7 +147,8 @@ export interface TerminateProcessTreeOptions {
   /**
    * `recent`: only processes created after the root are inspected, which is
    * exact while fewer pids than pid_max were handed out since it started (use
-   * it for short runs); `all`: the whole table.
+   * it for short runs, once the root has exited and been waited for); `all`:
+   * the whole table.
    */
   scope: 'recent' | 'all';
   platform?: NodeJS.Platform;
