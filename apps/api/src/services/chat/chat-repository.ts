@@ -209,9 +209,7 @@ export function createChatRepository(
   const saveMessages: ChatRepository['saveMessages'] = async (chatId, changes, options = {}) => {
     if (!changes.update?.length && !changes.append?.length) return [];
     const work = (transaction: Transaction<DatabaseSchema>) =>
-      writeMessageChanges(transaction, chatId, changes, now, {
-        touchChat: !options.keepChatTime,
-      });
+      writeMessageChanges(transaction, chatId, changes, now, options);
     return options.gathered ? groupCommit.runGathered(work) : groupCommit.run(work);
   };
 

@@ -8,7 +8,7 @@ import type { Transaction } from 'kysely';
 import { prepareQuery } from '../../db/prepared-query';
 import type { DatabaseSchema } from '../../db/schema';
 import { readTimestamp, writeJson, writeTimestamp } from '../../db/values';
-import type { MessageChanges, StoredMessage } from './chat-repository';
+import type { MessageChanges, SaveMessagesOptions, StoredMessage } from './chat-repository';
 
 export function createMessageId(): string {
   return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
@@ -98,8 +98,8 @@ function rowValues(rows: readonly MessageRow[]): Record<string, string | null> {
  * One save of a chat's messages inside `transaction` (`saveMessages` runs it
  * in a transaction of its own or shares one, `group-commit.ts`): rewrites the
  * updated messages, then appends the new ones strictly after the chat's last
- * message and, unless `touchChat` is false, moves the chat's `updated_at` to
- * the last one's time. Throws, for the caller to roll back, when an update
+ * message and, unless `keepChatTime`, moves the chat's `updated_at` to the
+ * last one's time. Throws, for the caller to roll back, when an update
  * names a message the chat does not have.
  */
 export async function writeMessageChanges(
@@ -107,7 +107,7 @@ export async function writeMessageChanges(
   chatId: string,
   changes: MessageChanges,
   now: () => number = Date.now,
-  options: { touchChat?: boolean } = {},
+  options: Pick<SaveMessagesOptions, 'keepChatTime'> = {},
 ): Promise<StoredMessage[]> {
   const updates = changes.update ?? [];
   const messages = changes.append ?? [];
@@ -153,7 +153,7 @@ export async function writeMessageChanges(
       ? insert(transaction, rowValues(rows))
       : transaction.insertInto('messages').values(rows).compile(),
   );
-  if (options.touchChat !== false)
+  if (!options.keepChatTime)
     await transaction.executeQuery(
       touchChat(transaction, {
         updatedAt: writeTimestamp(start + messages.length - 1),
