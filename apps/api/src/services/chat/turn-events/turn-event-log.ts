@@ -191,15 +191,27 @@ export function createTurnEventLog(options: TurnEventLogOptions): TurnEventLog {
   ): AsyncGenerator<TurnEventRecord> {
     // Sequence numbers start at 1 and have no gaps: event `seq` is at index seq - 1.
     let index = Math.max(0, afterSeq);
-    while (!signal.aborted) {
-      while (index < live.records.length) {
-        const record = live.records[index] as TurnEventRecord;
-        index += 1;
-        yield record;
-        if (record.event.type === 'done') return;
+    // One abort listener for the whole follow, not one per wait: a follower waits once per event.
+    let wake: (() => void) | undefined;
+    const onAbort = () => wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!signal.aborted) {
+        while (index < live.records.length) {
+          const record = live.records[index] as TurnEventRecord;
+          index += 1;
+          yield record;
+          if (record.event.type === 'done') return;
+        }
+        if (live.ended || signal.aborted) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          live.waiters.push(resolve);
+        });
+        wake = undefined;
       }
-      if (live.ended) return;
-      await waitFor((wake) => live.waiters.push(wake), signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
   }
 

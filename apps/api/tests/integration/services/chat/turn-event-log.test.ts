@@ -4,10 +4,12 @@
  * order, `done` becomes visible only after the chat is released, a follower
  * of a turn whose instance died is told so instead of waiting, and many turns
  * streaming at once share their inserts without one failing turn holding the
- * others back.
+ * others back; a follower on the running instance listens for its abort once,
+ * not once per event.
  */
 import { expect, test } from 'bun:test';
 import type { TurnStreamEvent } from '@mango/shared';
+import { createLocalChangeFeed } from '../../../../src/db/change-feed';
 import { createChatRepository } from '../../../../src/services/chat/chat-repository';
 import { resumeAfter } from '../../../../src/services/chat/chat-turn-service';
 import { createTurnEventLog } from '../../../../src/services/chat/turn-events/turn-event-log';
@@ -255,6 +257,49 @@ describeEachDatabase('the turn event log', (_kind, current) => {
     expect(await store.read(turn.id, 0)).toEqual([]);
     expect((await store.latest(turn.chatId))?.id).toBe(`${turn.id}-next`);
   });
+});
+
+test('a local follower listens for its abort once, however many events it waits for, and ends when it aborts mid-wait', async () => {
+  const store = {
+    appendBatches: async () => {},
+    finish: async () => {},
+  } as unknown as TurnEventStore;
+  const log = createTurnEventLog({
+    store,
+    changes: createLocalChangeFeed(),
+    isRunning: async () => true,
+  });
+  const turn = { id: 'turn_local', chatId: 'chat_local' } as TurnRecord;
+  const recorder = log.open(turn);
+  const follower = new AbortController();
+  const added: string[] = [];
+  const removed: string[] = [];
+  const { signal } = follower;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((type: string, ...rest: never[]) => {
+    added.push(type);
+    return add(type, ...rest);
+  }) as typeof signal.addEventListener;
+  signal.removeEventListener = ((type: string, ...rest: never[]) => {
+    removed.push(type);
+    return remove(type, ...rest);
+  }) as typeof signal.removeEventListener;
+  const seen: number[] = [];
+  const following = (async () => {
+    for await (const record of log.follow(turn, 0, signal)) seen.push(record.seq);
+  })();
+  // Each event is appended after the follower caught up, so it waits 50 times.
+  for (let index = 0; index < 50; index++) {
+    recorder.append({ type: 'text_delta', delta: `${index}` });
+    await Bun.sleep(0);
+  }
+  expect(seen).toHaveLength(50);
+  expect(added).toEqual(['abort']);
+  follower.abort();
+  await following;
+  expect(seen).toHaveLength(50);
+  expect(removed).toEqual(['abort']);
 });
 
 test('resumeAfter reads ids of this turn, replays for another, refuses garbage', () => {
