@@ -277,13 +277,13 @@ test('a local follower listens for its abort once, however many events it waits 
   const { signal } = follower;
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = ((type: string, ...rest: never[]) => {
-    added.push(type);
-    return add(type, ...rest);
+  signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    added.push(args[0]);
+    return add(...args);
   }) as typeof signal.addEventListener;
-  signal.removeEventListener = ((type: string, ...rest: never[]) => {
-    removed.push(type);
-    return remove(type, ...rest);
+  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    removed.push(args[0]);
+    return remove(...args);
   }) as typeof signal.removeEventListener;
   const seen: number[] = [];
   const following = (async () => {
