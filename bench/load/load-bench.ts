@@ -125,6 +125,10 @@ export interface LoadCaseFigures {
    */
   pooled: { turnP50: number; turnP99: number; directP50: number; directP99: number };
   serverCpuPerTurn: number;
+  /** The same by thread, medians over the rounds, busiest first. */
+  serverCpuPerTurnByThread: [name: string, ms: number][];
+  /** The rounds' lowest and highest added p99, ms: how far one round is from the next. */
+  addedP99Range: { min: number; max: number };
 }
 
 export interface LoadBenchFigures {
@@ -154,6 +158,18 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
       directP99: percentile(directs, 99),
     },
     serverCpuPerTurn: of((round) => round.serverCpuPerTurn),
+    serverCpuPerTurnByThread: [
+      ...new Set(rounds.flatMap((round) => Object.keys(round.serverCpuPerTurnByThread))),
+    ]
+      .map((name): [string, number] => [
+        name,
+        of((round) => round.serverCpuPerTurnByThread[name] ?? 0),
+      ])
+      .sort((a, b) => b[1] - a[1]),
+    addedP99Range: {
+      min: Math.min(...rounds.map((round) => round.turn.p99 - round.direct.p99)),
+      max: Math.max(...rounds.map((round) => round.turn.p99 - round.direct.p99)),
+    },
   };
 }
 
@@ -307,6 +323,16 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     const samples = figure.rounds.reduce((sum, round) => sum + round.turnSamples.length, 0);
     console.log(
       `  ${String(figure.concurrency).padStart(7)}  ${String(samples).padStart(6)}  ${ms(pooled.turnP50)}   ${ms(pooled.turnP99)}     ${ms(pooled.directP50)}     ${ms(pooled.directP99)}    ${ms(pooled.turnP50 - pooled.directP50)}    ${ms(pooled.turnP99 - pooled.directP99)}   (turns)`,
+    );
+  }
+  for (const figure of figures.cases) {
+    const { min, max } = figure.addedP99Range;
+    const threads = figure.serverCpuPerTurnByThread
+      .filter(([, cpu]) => cpu >= 0.05)
+      .map(([name, cpu]) => `${name} ${cpu.toFixed(2)}`)
+      .join(', ');
+    console.log(
+      `  ${figure.concurrency} at once: added p99 ranged ${min.toFixed(1)} to ${max.toFixed(1)} ms over the rounds; server CPU per turn by thread (ms, medians): ${threads || 'under 0.05 each'}`,
     );
   }
   const memory = figures.memory;

@@ -8,7 +8,7 @@
  * value in LOAD_CLIENT_CONFIG; it prints one JSON line per measured round and
  * one for the memory.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import OpenAI from 'openai';
 import { parseChatCompletionsStream } from '../../apps/api/src/services/providers/openai-compatible/parse-stream';
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
@@ -57,6 +57,8 @@ export interface RoundResult {
   directSamples: number[];
   /** The server's CPU time (user + system) while the round's turns ran, per turn, ms. */
   serverCpuPerTurn: number;
+  /** The same by thread name (`main` runs the JavaScript; the runtime's helpers have their own). */
+  serverCpuPerTurnByThread: Record<string, number>;
 }
 
 export interface MemoryResult {
@@ -117,12 +119,35 @@ async function followTurn(
   return events;
 }
 
-/** The server's CPU time so far (utime + stime of /proc/<pid>/stat), ms. */
-function serverCpuMs(): number {
-  const stat = readFileSync(`/proc/${config?.serverPid}/stat`, 'latin1');
+/** The CPU time (utime + stime, fields 14 and 15; clock ticks of 10 ms on Linux) of a `stat` file, ms. */
+function cpuMsOf(statPath: string): number {
+  const stat = readFileSync(statPath, 'latin1');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of the file; clock ticks of 10 ms on Linux.
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The server's CPU time so far, ms. */
+function serverCpuMs(): number {
+  return cpuMsOf(`/proc/${config?.serverPid}/stat`);
+}
+
+/**
+ * The server's CPU time so far by thread, ms, keyed by the thread's name
+ * (threads of one name summed); `main` is the thread that runs the JavaScript.
+ */
+function serverCpuMsByThread(): Map<string, number> {
+  const pid = String(config?.serverPid);
+  const byThread = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name =
+        tid === pid ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'latin1').trim();
+      byThread.set(name, (byThread.get(name) ?? 0) + cpuMsOf(`/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // The thread ended between the listing and the read; its time is in neither reading.
+    }
+  }
+  return byThread;
 }
 
 async function timedTurn(chatId: string, delayMs: number): Promise<number> {
@@ -166,6 +191,7 @@ for (const loadCase of config.cases) {
     const turns: number[] = [];
     const directs: number[] = [];
     let serverCpu = 0;
+    const threadCpu = new Map<string, number>();
     // A batch of turns and a batch of direct sequences in turn; which goes first alternates,
     // so a drift in the machine's load favours neither.
     for (let start = 0, batch = 0; start < samplesPerRound; start += concurrency, batch++) {
@@ -173,6 +199,7 @@ for (const loadCase of config.cases) {
       const delay = (index: number) => (spreadMs * index) / size;
       const runTurns = async () => {
         const cpuBefore = serverCpuMs();
+        const threadsBefore = serverCpuMsByThread();
         turns.push(
           ...(await Promise.all(
             chats
@@ -181,6 +208,8 @@ for (const loadCase of config.cases) {
           )),
         );
         serverCpu += serverCpuMs() - cpuBefore;
+        for (const [name, cpu] of serverCpuMsByThread())
+          threadCpu.set(name, (threadCpu.get(name) ?? 0) + cpu - (threadsBefore.get(name) ?? 0));
       };
       const runDirects = async () =>
         directs.push(
@@ -206,6 +235,9 @@ for (const loadCase of config.cases) {
         turnSamples: turns,
         directSamples: directs,
         serverCpuPerTurn: serverCpu / turns.length,
+        serverCpuPerTurnByThread: Object.fromEntries(
+          [...threadCpu].map(([name, cpu]) => [name, cpu / turns.length]),
+        ),
       });
   }
 }
