@@ -11,7 +11,7 @@
  * and p99; the figures printed are medians over the rounds. Then it holds
  * 200 turns running and prints the server's memory per running turn.
  *
- *   npm run bench:load     (LOAD_ROUNDS=10 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres
+ *   npm run bench:load     (LOAD_ROUNDS=10 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres
  *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +35,11 @@ export interface LoadBenchOptions {
   concurrency: number;
   /** Rounds of `concurrency` turns (and as many direct sequences). */
   rounds: number;
+  /**
+   * Unmeasured rounds of `concurrency` turns before those: the JIT is still
+   * compiling the server's code for some rounds (docs/chat-turns.md).
+   */
+  warmupRounds: number;
   /** Rounds of one turn at a time (SOLO_SAMPLES turns each). */
   soloRounds: number;
   soloSamples: number;
@@ -53,6 +58,7 @@ export function loadBenchOptionsFromEnv(): LoadBenchOptions {
   return {
     concurrency: Number(process.env.CONCURRENCY ?? 200),
     rounds: Number(process.env.LOAD_ROUNDS ?? 10),
+    warmupRounds: Number(process.env.WARMUP_ROUNDS ?? 6),
     soloRounds: Number(process.env.SOLO_ROUNDS ?? 12),
     soloSamples: Number(process.env.SOLO_SAMPLES ?? 40),
     steps: Number(process.env.STEPS ?? 5),
@@ -243,12 +249,14 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       concurrency: 1,
       samplesPerRound: options.soloSamples,
       rounds: options.soloRounds,
+      warmupRounds: 1,
       spreadMs: 0,
     };
     const concurrent: LoadCase = {
       concurrency: options.concurrency,
       samplesPerRound: options.concurrency,
       rounds: options.rounds,
+      warmupRounds: options.warmupRounds,
       spreadMs: options.spreadMs,
     };
     // One turn at a time against a fake that answers at once: the server's own time per turn.
@@ -300,7 +308,7 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     `\nTurns over HTTP; fake provider, server (${options.database}) and load client each in a process of its own; ${options.steps} model calls per turn (openai-compatible), ${options.steps - 1} of them calling get_current_datetime`,
   );
   console.log(
-    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake pauses ${options.paceMs} ms after each frame, starts spread over ${options.spreadMs} ms`,
+    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake pauses ${options.paceMs} ms after each frame, starts spread over ${options.spreadMs} ms, measured after ${options.warmupRounds} unmeasured rounds (one for 1 at a time)`,
   );
   console.log(`  load average before ${figures.loadBefore}, after ${figures.loadAfter}`);
   console.log(

@@ -21,6 +21,8 @@ export interface LoadCase {
   /** Turns per round: `concurrency` at a time, so a multiple of it. */
   samplesPerRound: number;
   rounds: number;
+  /** Unmeasured rounds run first (JIT, connection pools, SQLite pages). */
+  warmupRounds: number;
   /** A batch's starts are spread evenly over this long (0: all at once). */
   spreadMs: number;
 }
@@ -185,8 +187,8 @@ const summary = (values: number[]) => ({
 
 for (const loadCase of config.cases) {
   const { concurrency, samplesPerRound, spreadMs } = loadCase;
-  // One unmeasured round warms up both paths (JIT, connection pools, SQLite pages).
-  for (let round = -1; round < loadCase.rounds; round++) {
+  // Unmeasured rounds (negative numbers) warm up both paths first.
+  for (let round = -loadCase.warmupRounds; round < loadCase.rounds; round++) {
     const chats = await createChats(samplesPerRound);
     const turns: number[] = [];
     const directs: number[] = [];
