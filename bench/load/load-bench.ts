@@ -17,6 +17,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SQLITE_FILE_NAME } from '../../apps/api/src/config';
 import { ENDED_TURN_KEPT_MS } from '../../apps/api/src/services/chat/turn-events/turn-event-log';
 import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-provider';
 import { startServerProcess } from '../../apps/api/tests/support/server-process';
@@ -135,6 +136,11 @@ export interface LoadCaseFigures {
   serverCpuPerTurnByThread: [name: string, ms: number][];
   /** The rounds' lowest and highest added p99, ms: how far one round is from the next. */
   addedP99Range: { min: number; max: number };
+  /**
+   * Added p50 and p99 by the server's own clock (its turns' stamps against the
+   * direct baseline), medians over the rounds; absent on PostgreSQL.
+   */
+  serverTimed?: { addedP50: number; addedP99: number };
 }
 
 export interface LoadBenchFigures {
@@ -172,6 +178,14 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
         of((round) => round.serverCpuPerTurnByThread[name] ?? 0),
       ])
       .sort((a, b) => b[1] - a[1]),
+    ...(rounds.every((round) => round.serverTimedSamples.length > 0)
+      ? {
+          serverTimed: {
+            addedP50: of((round) => percentile(round.serverTimedSamples, 50) - round.direct.p50),
+            addedP99: of((round) => percentile(round.serverTimedSamples, 99) - round.direct.p99),
+          },
+        }
+      : {}),
     addedP99Range: {
       min: Math.min(...rounds.map((round) => round.turn.p99 - round.direct.p99)),
       max: Math.max(...rounds.map((round) => round.turn.p99 - round.direct.p99)),
@@ -244,6 +258,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       holdMarker: HOLD_MARKER,
       serverPid: server.process.pid,
       memoryFile,
+      ...(options.database === 'sqlite' ? { databaseFile: join(directory, SQLITE_FILE_NAME) } : {}),
     };
     const solo: LoadCase = {
       concurrency: 1,
@@ -342,6 +357,10 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     console.log(
       `  ${figure.concurrency} at once: added p99 ranged ${min.toFixed(1)} to ${max.toFixed(1)} ms over the rounds; server CPU per turn by thread (ms, medians): ${threads || 'under 0.05 each'}`,
     );
+    if (figure.serverTimed)
+      console.log(
+        `    by the server's own clock (its turns' stamps, to the millisecond; no request, no reading of the stream): added p50 ${figure.serverTimed.addedP50.toFixed(1)} ms, p99 ${figure.serverTimed.addedP99.toFixed(1)} ms (medians over rounds)`,
+      );
   }
   const memory = figures.memory;
   if (memory) {

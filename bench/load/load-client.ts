@@ -8,6 +8,7 @@
  * value in LOAD_CLIENT_CONFIG; it prints one JSON line per measured round and
  * one for the memory.
  */
+import { Database } from 'bun:sqlite';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import OpenAI from 'openai';
 import { parseChatCompletionsStream } from '../../apps/api/src/services/providers/openai-compatible/parse-stream';
@@ -46,6 +47,8 @@ export interface LoadClientConfig {
   serverPid: number;
   /** Where the server's memory probe writes what it measured. */
   memoryFile: string;
+  /** The server's SQLite file, read (read-only) for its own timing of each turn; none on PostgreSQL. */
+  databaseFile?: string;
 }
 
 export interface RoundResult {
@@ -57,6 +60,12 @@ export interface RoundResult {
   /** Every sample of the round, ms, for percentiles over all rounds together. */
   turnSamples: number[];
   directSamples: number[];
+  /**
+   * The same turns as the server timed them (`turns.started_at` to `ended_at`,
+   * millisecond stamps): without the client's request and its reading of the
+   * stream. Empty on PostgreSQL.
+   */
+  serverTimedSamples: number[];
   /** The server's CPU time (user + system) while the round's turns ran, per turn, ms. */
   serverCpuPerTurn: number;
   /** The same by thread name (`main` runs the JavaScript; the runtime's helpers have their own). */
@@ -152,6 +161,23 @@ function serverCpuMsByThread(): Map<string, number> {
   return byThread;
 }
 
+const serverDatabase = config.databaseFile
+  ? new Database(config.databaseFile, { readonly: true })
+  : undefined;
+
+/** How long the server's own stamps say each of these chats' turns took, ms. */
+function serverTimedTurns(chatIds: readonly string[]): number[] {
+  if (!serverDatabase) return [];
+  const rows = serverDatabase
+    .prepare(
+      `select started_at, ended_at from turns where chat_id in (${chatIds.map(() => '?').join(', ')})`,
+    )
+    .all(...chatIds) as { started_at: string; ended_at: string | null }[];
+  return rows.flatMap((row) =>
+    row.ended_at ? [Date.parse(row.ended_at) - Date.parse(row.started_at)] : [],
+  );
+}
+
 async function timedTurn(chatId: string, delayMs: number): Promise<number> {
   if (delayMs > 0) await Bun.sleep(delayMs);
   const started = performance.now();
@@ -236,6 +262,7 @@ for (const loadCase of config.cases) {
         direct: summary(directs),
         turnSamples: turns,
         directSamples: directs,
+        serverTimedSamples: serverTimedTurns(chats),
         serverCpuPerTurn: serverCpu / turns.length,
         serverCpuPerTurnByThread: Object.fromEntries(
           [...threadCpu].map(([name, cpu]) => [name, cpu / turns.length]),
@@ -277,4 +304,5 @@ if (config.memoryTurns > 0) {
   );
   print({ type: 'memory', turns: config.memoryTurns, idle, running });
 }
+serverDatabase?.close();
 rmSync(config.memoryFile, { force: true });
