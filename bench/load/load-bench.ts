@@ -154,6 +154,7 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
   const of = (pick: (round: RoundResult) => number) => median(rounds.map(pick));
   const turns = rounds.flatMap((round) => round.turnSamples);
   const directs = rounds.flatMap((round) => round.directSamples);
+  const addedP99s = rounds.map((round) => round.turn.p99 - round.direct.p99);
   return {
     concurrency,
     rounds,
@@ -162,7 +163,7 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
     directP50: of((round) => round.direct.p50),
     directP99: of((round) => round.direct.p99),
     addedP50: of((round) => round.turn.p50 - round.direct.p50),
-    addedP99: of((round) => round.turn.p99 - round.direct.p99),
+    addedP99: median(addedP99s),
     pooled: {
       turnP50: percentile(turns, 50),
       turnP99: percentile(turns, 99),
@@ -186,10 +187,7 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
           },
         }
       : {}),
-    addedP99Range: {
-      min: Math.min(...rounds.map((round) => round.turn.p99 - round.direct.p99)),
-      max: Math.max(...rounds.map((round) => round.turn.p99 - round.direct.p99)),
-    },
+    addedP99Range: { min: Math.min(...addedP99s), max: Math.max(...addedP99s) },
   };
 }
 
