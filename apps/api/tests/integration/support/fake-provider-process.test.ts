@@ -279,3 +279,38 @@ describe('keep-alive', () => {
     }
   });
 });
+
+describe('pacing', () => {
+  test("paced frames keep their schedule when the fake's own timers fire late", async () => {
+    const server = await startFakeProviderServer();
+    try {
+      // Role, four fragments, finish, usage, [DONE]: eight frames, the last due 350 ms after the first.
+      server.enqueue('openai-compatible', {
+        content: [{ type: 'text', text: 'abcdefghijkl' }],
+        fragmentSize: 3,
+        frameDelayMs: 50,
+      });
+      const response = await fetch(`${server.baseUrl('openai-compatible')}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'paced', messages: [], stream: true }),
+      });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      const firstFrameAt = performance.now();
+      // The fake shares this thread: its timers cannot fire for 300 ms.
+      while (performance.now() - firstFrameAt < 300) {}
+      let text = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += new TextDecoder().decode(chunk.value);
+      const elapsed = performance.now() - firstFrameAt;
+      expect(text).toContain('[DONE]');
+      // On schedule: the stream ends 400 ms after its first frame (the end follows the last
+      // frame's pause). Pauses counted from each late frame would end it at 300 + 7 × 50 ms.
+      expect(elapsed).toBeGreaterThanOrEqual(390);
+      expect(elapsed).toBeLessThan(560);
+    } finally {
+      await server.close();
+    }
+  });
+});

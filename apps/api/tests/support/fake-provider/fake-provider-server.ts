@@ -148,7 +148,9 @@ export function fakeProviderBaseUrl(url: string, provider: FakeProviderKind): st
     : `${url}/${provider}`;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const CRLF = Buffer.from('\r\n');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 export interface FakeProviderServerOptions {
   /**
@@ -222,13 +224,12 @@ export async function startFakeProviderServer(
         0,
         faultFrame(request.provider, fault.type),
       );
-    write(
-      `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n${keepAlive ? '' : 'connection: close\r\n'}\r\n`,
-    );
+    // The head goes out with the first frame, and each frame as one chunk in one write: a
+    // write is a system call, and under generated load the fake's writes were most of its time.
+    let head = `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n${keepAlive ? '' : 'connection: close\r\n'}\r\n`;
     const writeChunk = (bytes: Uint8Array) => {
-      write(`${bytes.length.toString(16)}\r\n`);
-      write(bytes);
-      write('\r\n');
+      write(Buffer.concat([Buffer.from(`${head}${bytes.length.toString(16)}\r\n`), bytes, CRLF]));
+      head = '';
     };
     let stopAfter = frames.length;
     let cutInside = false;
@@ -242,8 +243,9 @@ export async function startFakeProviderServer(
         cutInside = index !== -1 && frames[index]?.carries === 'tool_call';
       } else stopAfter = Math.min(fault.at, frames.length);
     }
+    const firstFrameAt = performance.now();
     for (let index = 0; index < stopAfter && !closed; index++) {
-      const bytes = new TextEncoder().encode((frames[index] as WireFrame).text);
+      const bytes = Buffer.from((frames[index] as WireFrame).text);
       if (cutInside && index === stopAfter - 1) {
         // A whole-call frame (Gemini) is cut through its middle.
         writeChunk(bytes.subarray(0, Math.floor(bytes.length / 2)));
@@ -255,8 +257,13 @@ export async function startFakeProviderServer(
         await sleep(1);
         writeChunk(bytes.subarray(at));
       } else writeChunk(bytes);
-      if (turn.frameDelayMs) await sleep(turn.frameDelayMs);
+      // On a fixed schedule from the first frame, as a model's pace is its own: a timer of
+      // the fake's that fires late (its process shares the machine under load) delays one
+      // frame, not every frame after it.
+      if (turn.frameDelayMs)
+        await sleep(firstFrameAt + (index + 1) * turn.frameDelayMs - performance.now());
     }
+    if (head !== '') write(head); // no frame was sent
     if (closed) return false;
     if (fault?.type === 'hang') return false; // keep the socket open until the client goes away
     if (fault?.type === 'cut') {

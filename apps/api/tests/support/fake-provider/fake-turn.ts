@@ -75,7 +75,10 @@ export interface FakeTurn {
   gemini?: GeminiQuirks;
   /** Write every frame in two TCP writes split at an awkward byte (inside a UTF-8 character when there is one). */
   splitWrites?: boolean;
-  /** Pause between frames. */
+  /**
+   * Pause between frames: frame N goes out N × this after the first, on that
+   * schedule however late the fake's own timers fire.
+   */
   frameDelayMs?: number;
 }
 

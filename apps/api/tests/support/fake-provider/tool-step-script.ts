@@ -33,23 +33,28 @@ const FRAMES_TO_FIRST_TEXT: Record<FakeProviderKind, number> = {
 
 /** How many tool results a request already carries, in any provider's wire format. */
 export function answeredToolSteps(request: RecordedRequest): number {
-  const text = JSON.stringify(request.body);
+  return toolResultsIn(JSON.stringify(request.body));
+}
+
+/** The same, from the request body's JSON text. */
+function toolResultsIn(bodyText: string): number {
   return (
-    text.match(/"function_call_output"|"role":"tool"|"tool_result"|"functionResponse"/g) ?? []
+    bodyText.match(/"function_call_output"|"role":"tool"|"tool_result"|"functionResponse"/g) ?? []
   ).length;
 }
 
 export function createToolStepResponder(script: ToolStepScript): FakeResponder {
   const fragmentSize = script.fragmentSize ?? 64;
   return (request) => {
-    const done = answeredToolSteps(request);
+    // Serialised once for both questions: under generated load the fake's time is the bench's.
+    const bodyText = JSON.stringify(request.body);
+    const done = toolResultsIn(bodyText);
     if (done + 1 < script.steps)
       return {
         content: [{ type: 'tool_call', name: script.tool, arguments: script.arguments ?? {} }],
         fragmentSize,
       };
-    const held =
-      script.holdMarker !== undefined && JSON.stringify(request.body).includes(script.holdMarker);
+    const held = script.holdMarker !== undefined && bodyText.includes(script.holdMarker);
     return {
       content: [{ type: 'text', text: FINAL_ANSWER }],
       fragmentSize,
