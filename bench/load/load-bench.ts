@@ -11,7 +11,7 @@
  * and p99; the figures printed are medians over the rounds. Then it holds
  * 200 turns running and prints the server's memory per running turn.
  *
- *   npm run bench:load     (LOAD_ROUNDS=10 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres
+ *   npm run bench:load     (LOAD_ROUNDS=10 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres MEMORY_TURNS=200
  *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,13 +51,16 @@ export interface LoadBenchOptions {
   /** In the concurrent case, the starts are spread evenly over this long, ms. */
   spreadMs: number;
   database: 'sqlite' | 'postgres';
+  /** Running turns held for the memory figure, after the cases (0 skips that step and its minute of waiting). */
+  memoryTurns: number;
   /** Where the server writes a CPU profile (`bun --cpu-prof --cpu-prof-md`) when it stops. */
   profileDirectory?: string;
 }
 
 export function loadBenchOptionsFromEnv(): LoadBenchOptions {
+  const concurrency = Number(process.env.CONCURRENCY ?? 200);
   return {
-    concurrency: Number(process.env.CONCURRENCY ?? 200),
+    concurrency,
     rounds: Number(process.env.LOAD_ROUNDS ?? 10),
     warmupRounds: Number(process.env.WARMUP_ROUNDS ?? 6),
     soloRounds: Number(process.env.SOLO_ROUNDS ?? 12),
@@ -66,6 +69,7 @@ export function loadBenchOptionsFromEnv(): LoadBenchOptions {
     paceMs: Number(process.env.PACE_MS ?? 100),
     spreadMs: Number(process.env.SPREAD_MS ?? 2000),
     database: process.env.DATABASE === 'postgres' ? 'postgres' : 'sqlite',
+    memoryTurns: Number(process.env.MEMORY_TURNS ?? concurrency),
     ...(process.env.PROFILE_DIR ? { profileDirectory: process.env.PROFILE_DIR } : {}),
   };
 }
@@ -134,6 +138,8 @@ export interface LoadCaseFigures {
   serverCpuPerTurn: number;
   /** The same by thread, medians over the rounds, busiest first. */
   serverCpuPerTurnByThread: [name: string, ms: number][];
+  /** The fake provider's and the load client's CPU per turn and per direct sequence, medians over the rounds, ms. */
+  benchCpu: RoundResult['benchCpu'];
   /** The rounds' lowest and highest added p99, ms: how far one round is from the next. */
   addedP99Range: { min: number; max: number };
   /**
@@ -188,6 +194,12 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
         }
       : {}),
     addedP99Range: { min: Math.min(...addedP99s), max: Math.max(...addedP99s) },
+    benchCpu: {
+      fakePerTurn: of((round) => round.benchCpu.fakePerTurn),
+      clientPerTurn: of((round) => round.benchCpu.clientPerTurn),
+      fakePerDirect: of((round) => round.benchCpu.fakePerDirect),
+      clientPerDirect: of((round) => round.benchCpu.clientPerDirect),
+    },
   };
 }
 
@@ -255,6 +267,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       steps: options.steps,
       holdMarker: HOLD_MARKER,
       serverPid: server.process.pid,
+      fakePid: fake.pid,
       memoryFile,
       ...(options.database === 'sqlite' ? { databaseFile: join(directory, SQLITE_FILE_NAME) } : {}),
     };
@@ -287,7 +300,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       ...(await runLoadClient({
         ...base,
         cases: [concurrent],
-        memoryTurns: options.concurrency,
+        memoryTurns: options.memoryTurns,
         memorySettleMs: ENDED_TURN_KEPT_MS + 2_000,
       })),
     );
@@ -321,7 +334,7 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     `\nTurns over HTTP; fake provider, server (${options.database}) and load client each in a process of its own; ${options.steps} model calls per turn (openai-compatible), ${options.steps - 1} of them calling get_current_datetime`,
   );
   console.log(
-    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake pauses ${options.paceMs} ms after each frame, starts spread over ${options.spreadMs} ms, measured after ${options.warmupRounds} unmeasured rounds (one for 1 at a time)`,
+    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake sends a frame every ${options.paceMs} ms (on a fixed schedule from the first), starts spread over ${options.spreadMs} ms, measured after ${options.warmupRounds} unmeasured rounds (one for 1 at a time)`,
   );
   console.log(`  load average before ${figures.loadBefore}, after ${figures.loadAfter}`);
   console.log(
@@ -354,6 +367,10 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
       .join(', ');
     console.log(
       `  ${figure.concurrency} at once: added p99 ranged ${min.toFixed(1)} to ${max.toFixed(1)} ms over the rounds; server CPU per turn by thread (ms, medians): ${threads || 'under 0.05 each'}`,
+    );
+    const bench = figure.benchCpu;
+    console.log(
+      `    the bench's own CPU on the same machine (ms, medians): fake provider ${bench.fakePerTurn.toFixed(2)} per turn and ${bench.fakePerDirect.toFixed(2)} per direct sequence, load client ${bench.clientPerTurn.toFixed(2)} and ${bench.clientPerDirect.toFixed(2)}`,
     );
     if (figure.serverTimed)
       console.log(

@@ -45,6 +45,8 @@ export interface LoadClientConfig {
   memorySettleMs: number;
   holdMarker: string;
   serverPid: number;
+  /** The fake provider's process, whose CPU time is read as the server's is. */
+  fakePid: number;
   /** Where the server's memory probe writes what it measured. */
   memoryFile: string;
   /** The server's SQLite file, read (read-only) for its own timing of each turn; none on PostgreSQL. */
@@ -70,6 +72,17 @@ export interface RoundResult {
   serverCpuPerTurn: number;
   /** The same by thread name (`main` runs the JavaScript; the runtime's helpers have their own). */
   serverCpuPerTurnByThread: Record<string, number>;
+  /**
+   * The bench's own parts, which share the machine with the server: the fake
+   * provider's and this client's CPU time per turn while the turns ran, and
+   * per sequence while the direct sequences ran, ms.
+   */
+  benchCpu: {
+    fakePerTurn: number;
+    clientPerTurn: number;
+    fakePerDirect: number;
+    clientPerDirect: number;
+  };
 }
 
 export interface MemoryResult {
@@ -116,18 +129,36 @@ interface DoneFrame {
   iterations: number;
 }
 
-/** Reads a turn's stream until `until` says stop; returns the frames' events. */
-async function followTurn(
-  response: Response,
-  until: (event: { type: string }) => boolean,
-): Promise<{ type: string }[]> {
-  const events: { type: string }[] = [];
-  for await (const frame of readSseFrames(response)) {
-    const event = JSON.parse(frame.data) as { type: string };
-    events.push(event);
-    if (until(event)) break;
+const DONE_FRAME = 'event: done\ndata: ';
+
+/**
+ * Reads a turn's stream to its `done` frame and returns that event. The
+ * frames before it are only scanned, not parsed: this client shares the
+ * machine's cores with the server, so what it spends per turn is taken from
+ * the server under load. A JSON string cannot hold a raw newline, so the
+ * marker can only be the frame's own `event:` line.
+ */
+async function readToDone(response: Response): Promise<DoneFrame | undefined> {
+  if (!response.body) return undefined;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let pending = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return undefined;
+    pending += decoder.decode(value, { stream: true });
+    const marker = pending.indexOf(DONE_FRAME);
+    if (marker === -1) {
+      // Only the last frame, not yet ended, can still hold the marker.
+      const lastEnd = pending.lastIndexOf('\n\n');
+      if (lastEnd !== -1) pending = pending.slice(lastEnd + 2);
+      continue;
+    }
+    const end = pending.indexOf('\n\n', marker);
+    if (end === -1) continue;
+    await reader.cancel();
+    return JSON.parse(pending.slice(marker + DONE_FRAME.length, end)) as DoneFrame;
   }
-  return events;
 }
 
 /** The CPU time (utime + stime, fields 14 and 15; clock ticks of 10 ms on Linux) of a `stat` file, ms. */
@@ -135,6 +166,12 @@ function cpuMsOf(statPath: string): number {
   const stat = readFileSync(statPath, 'latin1');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** This process's CPU time so far, ms. */
+function clientCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** The server's CPU time so far, ms. */
@@ -184,9 +221,8 @@ async function timedTurn(chatId: string, delayMs: number): Promise<number> {
   const response = await call(`/api/chats/${chatId}/turns`, 'POST', { content: 'Run the steps.' });
   if (response.status !== 200)
     throw new Error(`POST turns: ${response.status} ${await response.text()}`);
-  const events = await followTurn(response, (event) => event.type === 'done');
+  const done = await readToDone(response);
   const elapsed = performance.now() - started;
-  const done = events.at(-1) as DoneFrame | undefined;
   if (done?.type !== 'done' || done.status !== 'completed' || done.iterations !== steps)
     throw new Error(`a bench turn ended ${JSON.stringify(done)}, not completed in ${steps} calls`);
   return elapsed;
@@ -219,6 +255,8 @@ for (const loadCase of config.cases) {
     const turns: number[] = [];
     const directs: number[] = [];
     let serverCpu = 0;
+    const benchCpu = { fakeTurns: 0, clientTurns: 0, fakeDirects: 0, clientDirects: 0 };
+    const fakeCpuMs = () => cpuMsOf(`/proc/${config.fakePid}/stat`);
     const threadCpu = new Map<string, number>();
     // A batch of turns and a batch of direct sequences in turn; which goes first alternates,
     // so a drift in the machine's load favours neither.
@@ -228,6 +266,8 @@ for (const loadCase of config.cases) {
       const runTurns = async () => {
         const cpuBefore = serverCpuMs();
         const threadsBefore = serverCpuMsByThread();
+        const fakeBefore = fakeCpuMs();
+        const clientBefore = clientCpuMs();
         turns.push(
           ...(await Promise.all(
             chats
@@ -236,15 +276,22 @@ for (const loadCase of config.cases) {
           )),
         );
         serverCpu += serverCpuMs() - cpuBefore;
+        benchCpu.fakeTurns += fakeCpuMs() - fakeBefore;
+        benchCpu.clientTurns += clientCpuMs() - clientBefore;
         for (const [name, cpu] of serverCpuMsByThread())
           threadCpu.set(name, (threadCpu.get(name) ?? 0) + cpu - (threadsBefore.get(name) ?? 0));
       };
-      const runDirects = async () =>
+      const runDirects = async () => {
+        const fakeBefore = fakeCpuMs();
+        const clientBefore = clientCpuMs();
         directs.push(
           ...(await Promise.all(
             Array.from({ length: size }, (_, index) => timedDirect(delay(index))),
           )),
         );
+        benchCpu.fakeDirects += fakeCpuMs() - fakeBefore;
+        benchCpu.clientDirects += clientCpuMs() - clientBefore;
+      };
       if ((round + batch) % 2 === 0) {
         await runTurns();
         await runDirects();
@@ -267,6 +314,12 @@ for (const loadCase of config.cases) {
         serverCpuPerTurnByThread: Object.fromEntries(
           [...threadCpu].map(([name, cpu]) => [name, cpu / turns.length]),
         ),
+        benchCpu: {
+          fakePerTurn: benchCpu.fakeTurns / turns.length,
+          clientPerTurn: benchCpu.clientTurns / turns.length,
+          fakePerDirect: benchCpu.fakeDirects / directs.length,
+          clientPerDirect: benchCpu.clientDirects / directs.length,
+        },
       });
   }
 }
