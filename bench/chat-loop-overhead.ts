@@ -37,9 +37,10 @@ import {
 import { createProviderForFake, MODEL_FOR } from '../apps/api/tests/support/provider-factories';
 import { createTestDatabase } from '../apps/api/tests/support/test-databases';
 import { insertTestChat, insertTestUser } from '../apps/api/tests/support/test-rows';
+import { numberFromEnv } from './env-options';
 import { loadBenchOptionsFromEnv, printLoadBench, runLoadBench } from './load/load-bench';
 
-const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const ROUNDS = numberFromEnv('ROUNDS', 15);
 const ITERATIONS = 20;
 
 const registry = createToolRegistry();

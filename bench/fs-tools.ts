@@ -21,6 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createMemoryFreshnessLedger, executeTool, getTool } from '../apps/api/src/services/tools';
 import type { StoredToolSettings, ToolCallContext } from '../apps/api/src/services/tools/types';
+import { numberFromEnv } from './env-options';
 import { buildSyntheticTree } from './fs-synthetic-tree';
 
 type SyntheticTree = ReturnType<typeof buildSyntheticTree>;
@@ -30,7 +31,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-const ROUNDS = Number(process.env.ROUNDS ?? 11);
+const ROUNDS = numberFromEnv('ROUNDS', 11);
 const TREE = process.env.TREE ?? 'synthetic';
 const WARMUP = 2;
 const rg = Bun.which('rg') ?? '';

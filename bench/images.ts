@@ -42,12 +42,13 @@ import { createNoisePng } from '../apps/api/tests/support/images/test-png';
 import { createTestCallContext } from '../apps/api/tests/support/tool-context';
 import { signUpBenchUser } from './bench-accounts';
 import { withBenchPostgres } from './bench-postgres';
+import { numberFromEnv } from './env-options';
 
-const DURATION_SECONDS = Number(process.env.DURATION ?? 5);
-const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.ROUNDS ?? 2);
-const CALLS = Number(process.env.CALLS ?? 10);
-const IMAGE_BYTES = Number(process.env.IMAGE_KB ?? 512) * 1024;
+const DURATION_SECONDS = numberFromEnv('DURATION', 5, { min: 0.1, fractional: true });
+const CONNECTIONS = numberFromEnv('CONNECTIONS', 32);
+const ROUNDS = numberFromEnv('ROUNDS', 2);
+const CALLS = numberFromEnv('CALLS', 10);
+const IMAGE_BYTES = numberFromEnv('IMAGE_KB', 512) * 1024;
 const AUTOCANNON = join(import.meta.dir, '../node_modules/autocannon/autocannon.js');
 const MB = 1024 * 1024;
 

@@ -30,10 +30,11 @@ import { startTestApp } from '../apps/api/tests/support/test-app';
 import { createTestDatabase } from '../apps/api/tests/support/test-databases';
 import { createTestCallContext } from '../apps/api/tests/support/tool-context';
 import type { McpServer } from '../apps/shared/src';
+import { numberFromEnv } from './env-options';
 
-const CALLS = Number(process.env.CALLS ?? 300);
-const ROUNDS = Number(process.env.ROUNDS ?? 5);
-const BUDGET_MS = Number(process.env.BUDGET_MS ?? 1000);
+const CALLS = numberFromEnv('CALLS', 300);
+const ROUNDS = numberFromEnv('ROUNDS', 5);
+const BUDGET_MS = numberFromEnv('BUDGET_MS', 1000);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

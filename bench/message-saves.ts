@@ -24,10 +24,11 @@ import { migrateToLatest } from '../apps/api/src/db/migrate';
 import type { DatabaseSchema } from '../apps/api/src/db/schema';
 import { writeMessageChanges } from '../apps/api/src/services/chat/write-message-changes';
 import { insertTestChat, insertTestUser } from '../apps/api/tests/support/test-rows';
+import { numberFromEnv } from './env-options';
 import { median } from './load/figures';
 
-const ROUNDS = Number(process.env.ROUNDS ?? 7);
-const SAVES = Number(process.env.SAVES ?? 2000);
+const ROUNDS = numberFromEnv('ROUNDS', 7);
+const SAVES = numberFromEnv('SAVES', 2000);
 const CHATS = 200;
 const SAVERS = [1, 20, 200];
 

@@ -46,10 +46,11 @@ import {
 } from '../apps/api/src/services/tools';
 import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
 import { withBenchPostgres } from './bench-postgres';
+import { numberFromEnv } from './env-options';
 
-const DURATION_SECONDS = Number(process.env.DURATION ?? 2);
-const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const DURATION_SECONDS = numberFromEnv('DURATION', 2, { min: 0.1, fractional: true });
+const CONNECTIONS = numberFromEnv('CONNECTIONS', 32);
+const ROUNDS = numberFromEnv('ROUNDS', 7);
 const AUTOCANNON = join(import.meta.dir, '../node_modules/autocannon/autocannon.js');
 
 interface LoadResult {

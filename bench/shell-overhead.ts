@@ -21,18 +21,10 @@ import { join } from 'node:path';
 import { createMemoryFreshnessLedger, executeTool } from '../apps/api/src/services/tools';
 import { getSandboxStatus } from '../apps/api/src/services/tools/builtin/shell/bubblewrap-sandbox';
 import type { ToolCallContext } from '../apps/api/src/services/tools/types';
+import { numberFromEnv } from './env-options';
 
-function countFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a whole number of calls, 1 or more; got "${raw}".`);
-  return value;
-}
-
-const ROUNDS = countFromEnv('ROUNDS', 200);
-const WARMUP = countFromEnv('WARMUP', 500);
+const ROUNDS = numberFromEnv('ROUNDS', 200);
+const WARMUP = numberFromEnv('WARMUP', 500);
 const bash = Bun.which('bash');
 if (!bash) throw new Error('bash is needed for this benchmark');
 

@@ -19,12 +19,14 @@ import { readSseFrames } from '../apps/api/tests/support/sse-client';
 import { startTestApp, type TestApp, type TestUser } from '../apps/api/tests/support/test-app';
 import {
   createTestDatabase,
+  DATABASE_KINDS,
   type TestDatabaseKind,
 } from '../apps/api/tests/support/test-databases';
+import { choiceFromEnv, numberFromEnv } from './env-options';
 
-const TURNS = Number(process.env.TURNS ?? 200);
-const SAMPLES = Number(process.env.SAMPLES ?? 400);
-const KIND = (process.env.DATABASE ?? 'sqlite') as TestDatabaseKind;
+const TURNS = numberFromEnv('TURNS', 200);
+const SAMPLES = numberFromEnv('SAMPLES', 400);
+const KIND: TestDatabaseKind = choiceFromEnv('DATABASE', 'sqlite', DATABASE_KINDS);
 
 const fake = await startFakeProviderServer();
 fake.respondWith('openai', () => ({

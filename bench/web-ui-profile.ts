@@ -19,11 +19,12 @@ import { buildWeb } from '@mango/web/build';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { closeBrowser, launchBrowser } from '../apps/api/tests/support/browser';
 import { mainThreads, samples, selfTimes, type TraceEvent, topFunctions } from './chrome-trace';
+import { numberFromEnv } from './env-options';
 import { startWebBenchApp } from './web-bench-app';
 
-const DELTAS = Number(process.env.DELTAS ?? 10_000);
-const LONG_MS = Number(process.env.LONG_MS ?? 40);
-const LOADS = Number(process.env.LOADS ?? 3);
+const DELTAS = numberFromEnv('DELTAS', 10_000);
+const LONG_MS = numberFromEnv('LONG_MS', 40);
+const LOADS = numberFromEnv('LOADS', 3);
 const MARKER = 'END-OF-THE-STREAM';
 
 const CATEGORIES = [

@@ -23,6 +23,7 @@ import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-prov
 import { startServerProcess } from '../../apps/api/tests/support/server-process';
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
 import { createBenchApiKey, signUpBenchUser } from '../bench-accounts';
+import { choiceFromEnv, numberFromEnv } from '../env-options';
 import { median, percentile } from './figures';
 import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
 
@@ -58,18 +59,18 @@ export interface LoadBenchOptions {
 }
 
 export function loadBenchOptionsFromEnv(): LoadBenchOptions {
-  const concurrency = Number(process.env.CONCURRENCY ?? 200);
+  const concurrency = numberFromEnv('CONCURRENCY', 200);
   return {
     concurrency,
-    rounds: Number(process.env.LOAD_ROUNDS ?? 10),
-    warmupRounds: Number(process.env.WARMUP_ROUNDS ?? 6),
-    soloRounds: Number(process.env.SOLO_ROUNDS ?? 12),
-    soloSamples: Number(process.env.SOLO_SAMPLES ?? 40),
-    steps: Number(process.env.STEPS ?? 5),
-    paceMs: Number(process.env.PACE_MS ?? 100),
-    spreadMs: Number(process.env.SPREAD_MS ?? 2000),
-    database: process.env.DATABASE === 'postgres' ? 'postgres' : 'sqlite',
-    memoryTurns: Number(process.env.MEMORY_TURNS ?? concurrency),
+    rounds: numberFromEnv('LOAD_ROUNDS', 10),
+    warmupRounds: numberFromEnv('WARMUP_ROUNDS', 6, { min: 0 }),
+    soloRounds: numberFromEnv('SOLO_ROUNDS', 12),
+    soloSamples: numberFromEnv('SOLO_SAMPLES', 40),
+    steps: numberFromEnv('STEPS', 5),
+    paceMs: numberFromEnv('PACE_MS', 100, { min: 0 }),
+    spreadMs: numberFromEnv('SPREAD_MS', 2000, { min: 0 }),
+    database: choiceFromEnv('DATABASE', 'sqlite', ['sqlite', 'postgres']),
+    memoryTurns: numberFromEnv('MEMORY_TURNS', concurrency, { min: 0 }),
     ...(process.env.PROFILE_DIR ? { profileDirectory: process.env.PROFILE_DIR } : {}),
   };
 }
