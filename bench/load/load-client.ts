@@ -168,10 +168,22 @@ function cpuMsOf(statPath: string): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** This process's CPU time so far, ms. */
-function clientCpuMs(): number {
+interface BenchCpu {
+  fake: number;
+  client: number;
+}
+
+/** The bench's own CPU time so far, ms: the fake provider's and this process's. */
+function benchCpuMs(): BenchCpu {
   const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
+  return { fake: cpuMsOf(`/proc/${config?.fakePid}/stat`), client: (user + system) / 1000 };
+}
+
+/** Adds the bench's CPU time since `before` to `total`. */
+function addBenchCpuSince(total: BenchCpu, before: BenchCpu): void {
+  const now = benchCpuMs();
+  total.fake += now.fake - before.fake;
+  total.client += now.client - before.client;
 }
 
 /** The server's CPU time so far, ms. */
@@ -255,8 +267,8 @@ for (const loadCase of config.cases) {
     const turns: number[] = [];
     const directs: number[] = [];
     let serverCpu = 0;
-    const benchCpu = { fakeTurns: 0, clientTurns: 0, fakeDirects: 0, clientDirects: 0 };
-    const fakeCpuMs = () => cpuMsOf(`/proc/${config.fakePid}/stat`);
+    const benchCpuInTurns: BenchCpu = { fake: 0, client: 0 };
+    const benchCpuInDirects: BenchCpu = { fake: 0, client: 0 };
     const threadCpu = new Map<string, number>();
     // A batch of turns and a batch of direct sequences in turn; which goes first alternates,
     // so a drift in the machine's load favours neither.
@@ -266,8 +278,7 @@ for (const loadCase of config.cases) {
       const runTurns = async () => {
         const cpuBefore = serverCpuMs();
         const threadsBefore = serverCpuMsByThread();
-        const fakeBefore = fakeCpuMs();
-        const clientBefore = clientCpuMs();
+        const benchBefore = benchCpuMs();
         turns.push(
           ...(await Promise.all(
             chats
@@ -276,21 +287,18 @@ for (const loadCase of config.cases) {
           )),
         );
         serverCpu += serverCpuMs() - cpuBefore;
-        benchCpu.fakeTurns += fakeCpuMs() - fakeBefore;
-        benchCpu.clientTurns += clientCpuMs() - clientBefore;
+        addBenchCpuSince(benchCpuInTurns, benchBefore);
         for (const [name, cpu] of serverCpuMsByThread())
           threadCpu.set(name, (threadCpu.get(name) ?? 0) + cpu - (threadsBefore.get(name) ?? 0));
       };
       const runDirects = async () => {
-        const fakeBefore = fakeCpuMs();
-        const clientBefore = clientCpuMs();
+        const benchBefore = benchCpuMs();
         directs.push(
           ...(await Promise.all(
             Array.from({ length: size }, (_, index) => timedDirect(delay(index))),
           )),
         );
-        benchCpu.fakeDirects += fakeCpuMs() - fakeBefore;
-        benchCpu.clientDirects += clientCpuMs() - clientBefore;
+        addBenchCpuSince(benchCpuInDirects, benchBefore);
       };
       if ((round + batch) % 2 === 0) {
         await runTurns();
@@ -315,10 +323,10 @@ for (const loadCase of config.cases) {
           [...threadCpu].map(([name, cpu]) => [name, cpu / turns.length]),
         ),
         benchCpu: {
-          fakePerTurn: benchCpu.fakeTurns / turns.length,
-          clientPerTurn: benchCpu.clientTurns / turns.length,
-          fakePerDirect: benchCpu.fakeDirects / directs.length,
-          clientPerDirect: benchCpu.clientDirects / directs.length,
+          fakePerTurn: benchCpuInTurns.fake / turns.length,
+          clientPerTurn: benchCpuInTurns.client / turns.length,
+          fakePerDirect: benchCpuInDirects.fake / directs.length,
+          clientPerDirect: benchCpuInDirects.client / directs.length,
         },
       });
   }
