@@ -32,6 +32,7 @@ import type {
   TurnStreamEvent,
 } from '@mango/shared';
 import { AppError } from '../../errors';
+import { linkAbortSignal } from '../../linked-abort-signal';
 import { raceTimeout } from '../../race-timeout';
 import type { LanguageModelProvider } from '../providers/spec';
 import { ToolAbortedError } from '../tools/errors';
@@ -232,6 +233,8 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
   while (true) {
     const forced = iterations >= maxIterations;
     iterations++;
+    // A failed save stops the model call running beside it (released with the step).
+    const link = saving ? linkAbortSignal([signal, saving.failed]) : undefined;
     const step = await streamModelStep(
       options.provider,
       {
@@ -240,12 +243,12 @@ export async function runChatTurn(options: RunChatTurnOptions): Promise<ChatTurn
         messages: conversation,
         tools: options.toolset.definitions,
         toolChoice: forced ? 'none' : 'auto',
-        signal: saving ? AbortSignal.any([signal, saving.failed]) : signal,
+        signal: link?.signal ?? signal,
         ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
       },
       saving ? emitOnceStored(saving, emit) : emit,
       options.providerIdleTimeoutMs ? { idleTimeoutMs: options.providerIdleTimeoutMs } : {},
-    );
+    ).finally(() => link?.release());
     // The previous step's results are stored before anything of this step is.
     await saving?.write;
     record({ role: 'assistant', parts: step.parts, ...(step.usage ? { usage: step.usage } : {}) });

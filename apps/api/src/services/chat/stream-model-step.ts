@@ -17,6 +17,7 @@ import type {
   TurnStreamEvent,
   TurnUsage,
 } from '@mango/shared';
+import { linkAbortSignal } from '../../linked-abort-signal';
 import type { LanguageModelProvider, ProviderRequest } from '../providers/spec';
 import { addUsage } from './turn-summary';
 
@@ -145,8 +146,9 @@ export async function streamModelStep(
     }, delay);
   };
   watch(idleTimeoutMs);
-  const signal = request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal;
-  const iterator = provider.streamTurn({ ...request, signal })[Symbol.asyncIterator]();
+  // Released when the step ends: the SDK's listener on it must not outlive the step.
+  const link = linkAbortSignal([request.signal, idle.signal]);
+  const iterator = provider.streamTurn({ ...request, signal: link.signal })[Symbol.asyncIterator]();
   type Read = IteratorResult<ProviderStreamEvent> | typeof IDLE;
   const nextOrIdle = (pending: Promise<IteratorResult<ProviderStreamEvent>>) =>
     new Promise<Read>((resolve, reject) => {
@@ -179,6 +181,7 @@ export async function streamModelStep(
     }
   } finally {
     clearTimeout(timer);
+    link.release();
   }
   if (idle.signal.aborted && !request.signal?.aborted) {
     error = {
