@@ -14,7 +14,7 @@ import { createProviderForFake, MODEL_FOR } from '../../../support/provider-fact
 import { createScenarioRegistry, createScenarioToolset } from '../../../support/scenario-tools';
 
 const fake = useFakeProviderServer();
-const STEPS = 6;
+const STEPS = 12;
 
 /** The provider, remembering (weakly) the signal of every request it was given. */
 function watchingSignals(provider: LanguageModelProvider, seen: WeakRef<AbortSignal>[]) {
@@ -62,10 +62,14 @@ for (const id of RELEASING_SDKS)
     const { result, seen } = await runSteps(id, turn.signal);
     expect(result.status).toBe('completed');
     expect(seen).toHaveLength(STEPS);
-    await Bun.sleep(0);
-    Bun.gc(true);
-    const alive = seen.filter((ref) => ref.deref() !== undefined).length;
-    // The collector scans the stack conservatively, so a stray word may keep the last one.
-    expect(alive).toBeLessThanOrEqual(1);
+    // The collector scans the stack conservatively and the SDKs settle their last
+    // request a little after the turn: a few collections, and a stray one or two may stay.
+    let alive = STEPS;
+    for (let attempt = 0; attempt < 5 && alive > 2; attempt++) {
+      await Bun.sleep(10);
+      Bun.gc(true);
+      alive = seen.filter((ref) => ref.deref() !== undefined).length;
+    }
+    expect(alive).toBeLessThanOrEqual(2);
     expect(turn.signal.aborted).toBe(false);
   });
