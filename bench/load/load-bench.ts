@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQLITE_FILE_NAME } from '../../apps/api/src/config';
+import { DATABASE_KINDS, type DatabaseKind } from '../../apps/api/src/db/column-types';
 import { ENDED_TURN_KEPT_MS } from '../../apps/api/src/services/chat/turn-events/turn-event-log';
 import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-provider';
 import { startServerProcess } from '../../apps/api/tests/support/server-process';
@@ -51,7 +52,7 @@ export interface LoadBenchOptions {
   paceMs: number;
   /** In the concurrent case, the starts are spread evenly over this long, ms. */
   spreadMs: number;
-  database: 'sqlite' | 'postgres';
+  database: DatabaseKind;
   /** Running turns held for the memory figure, after the cases (0 skips that step and its minute of waiting). */
   memoryTurns: number;
   /** Where the server writes a CPU profile (`bun --cpu-prof --cpu-prof-md`) when it stops. */
@@ -69,7 +70,7 @@ export function loadBenchOptionsFromEnv(): LoadBenchOptions {
     steps: numberFromEnv('STEPS', 5),
     paceMs: numberFromEnv('PACE_MS', 100, { min: 0 }),
     spreadMs: numberFromEnv('SPREAD_MS', 2000, { min: 0 }),
-    database: choiceFromEnv('DATABASE', 'sqlite', ['sqlite', 'postgres']),
+    database: choiceFromEnv('DATABASE', 'sqlite', DATABASE_KINDS),
     memoryTurns: numberFromEnv('MEMORY_TURNS', concurrency, { min: 0 }),
     ...(process.env.PROFILE_DIR ? { profileDirectory: process.env.PROFILE_DIR } : {}),
   };

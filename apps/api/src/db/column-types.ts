@@ -5,7 +5,9 @@
  */
 import type { ColumnDataType } from 'kysely';
 
-export type DatabaseKind = 'sqlite' | 'postgres';
+/** The databases the one schema runs on. */
+export const DATABASE_KINDS = ['sqlite', 'postgres'] as const;
+export type DatabaseKind = (typeof DATABASE_KINDS)[number];
 
 export interface ColumnTypes {
   id: ColumnDataType;

@@ -13,13 +13,14 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
+import { DATABASE_KINDS, type DatabaseKind } from '../../src/db/column-types';
 import { type AppDatabase, type DatabaseConfig, openDatabase } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { getTestPostgres } from './postgres-server';
 import { runWhenProcessEnds } from './process-watchdog';
 
-export const DATABASE_KINDS = ['sqlite', 'postgres'] as const;
-export type TestDatabaseKind = (typeof DATABASE_KINDS)[number];
+export { DATABASE_KINDS };
+export type TestDatabaseKind = DatabaseKind;
 
 export interface TestDatabaseConfig {
   config: DatabaseConfig;
