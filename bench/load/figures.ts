@@ -17,3 +17,28 @@ export function median(values: readonly number[]): number {
     ? ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
     : (sorted[Math.floor(middle)] as number);
 }
+
+export interface Spread {
+  min: number;
+  /** The 25th percentile (nearest rank). */
+  q1: number;
+  median: number;
+  /** The 75th percentile (nearest rank). */
+  q3: number;
+  max: number;
+}
+
+/**
+ * How a figure spreads over the rounds: lowest, quartiles and highest. A
+ * median over rounds is only as steady as the rounds near it; quartiles far
+ * apart say more rounds will not make runs agree.
+ */
+export function spreadOf(values: readonly number[]): Spread {
+  return {
+    min: values.length === 0 ? Number.NaN : Math.min(...values),
+    q1: percentile(values, 25),
+    median: median(values),
+    q3: percentile(values, 75),
+    max: values.length === 0 ? Number.NaN : Math.max(...values),
+  };
+}

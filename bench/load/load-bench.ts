@@ -11,7 +11,7 @@
  * and p99; the figures printed are medians over the rounds. Then it holds
  * 200 turns running and prints the server's memory per running turn.
  *
- *   npm run bench:load     (LOAD_ROUNDS=10 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres MEMORY_TURNS=200
+ *   npm run bench:load     (LOAD_ROUNDS=20 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres MEMORY_TURNS=200
  *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { startServerProcess } from '../../apps/api/tests/support/server-process'
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
 import { createBenchApiKey, signUpBenchUser } from '../bench-accounts';
 import { choiceFromEnv, numberFromEnv } from '../env-options';
-import { median, percentile } from './figures';
+import { median, percentile, type Spread, spreadOf } from './figures';
 import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
 
 const MODEL = 'openai-compatible:llama3.1';
@@ -63,7 +63,7 @@ export function loadBenchOptionsFromEnv(): LoadBenchOptions {
   const concurrency = numberFromEnv('CONCURRENCY', 200);
   return {
     concurrency,
-    rounds: numberFromEnv('LOAD_ROUNDS', 10),
+    rounds: numberFromEnv('LOAD_ROUNDS', 20),
     warmupRounds: numberFromEnv('WARMUP_ROUNDS', 6, { min: 0 }),
     soloRounds: numberFromEnv('SOLO_ROUNDS', 12),
     soloSamples: numberFromEnv('SOLO_SAMPLES', 40),
@@ -134,7 +134,7 @@ export interface LoadCaseFigures {
   addedP99: number;
   /**
    * Percentiles of every round's samples taken together (p99 of 2,000 turns
-   * rather than the median of ten rounds' second-worst): the steadier figure.
+   * rather than the median of twenty rounds' second-worst): the steadier figure.
    */
   pooled: { turnP50: number; turnP99: number; directP50: number; directP99: number };
   serverCpuPerTurn: number;
@@ -142,8 +142,8 @@ export interface LoadCaseFigures {
   serverCpuPerTurnByThread: [name: string, ms: number][];
   /** The fake provider's and the load client's CPU per turn and per direct sequence, medians over the rounds, ms. */
   benchCpu: RoundResult['benchCpu'];
-  /** The rounds' lowest and highest added p99, ms: how far one round is from the next. */
-  addedP99Range: { min: number; max: number };
+  /** The rounds' added p99 from lowest to highest, with its quartiles, ms: how far one round is from the next. */
+  addedP99Spread: Spread;
   /**
    * Added p50 and p99 by the server's own clock (its turns' stamps against the
    * direct baseline), medians over the rounds; absent on PostgreSQL.
@@ -195,7 +195,7 @@ function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures 
           },
         }
       : {}),
-    addedP99Range: { min: Math.min(...addedP99s), max: Math.max(...addedP99s) },
+    addedP99Spread: spreadOf(addedP99s),
     benchCpu: {
       fakePerTurn: of((round) => round.benchCpu.fakePerTurn),
       clientPerTurn: of((round) => round.benchCpu.clientPerTurn),
@@ -362,13 +362,13 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     );
   }
   for (const figure of figures.cases) {
-    const { min, max } = figure.addedP99Range;
+    const { min, q1, median: middle, q3, max } = figure.addedP99Spread;
     const threads = figure.serverCpuPerTurnByThread
       .filter(([, cpu]) => cpu >= 0.05)
       .map(([name, cpu]) => `${name} ${cpu.toFixed(2)}`)
       .join(', ');
     console.log(
-      `  ${figure.concurrency} at once: added p99 ranged ${min.toFixed(1)} to ${max.toFixed(1)} ms over the rounds; server CPU per turn by thread (ms, medians): ${threads || 'under 0.05 each'}`,
+      `  ${figure.concurrency} at once: added p99 over the rounds ${min.toFixed(1)} lowest, ${q1.toFixed(1)} / ${middle.toFixed(1)} / ${q3.toFixed(1)} quartiles, ${max.toFixed(1)} highest (ms); server CPU per turn by thread (ms, medians): ${threads || 'under 0.05 each'}`,
     );
     const bench = figure.benchCpu;
     console.log(
