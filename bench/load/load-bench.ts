@@ -133,7 +133,7 @@ export interface LoadCaseFigures {
   addedP50: number;
   addedP99: number;
   /**
-   * Percentiles of every round's samples taken together (p99 of 2,000 turns
+   * Percentiles of every round's samples taken together (p99 of 4,000 turns
    * rather than the median of twenty rounds' second-worst): the steadier figure.
    */
   pooled: { turnP50: number; turnP99: number; directP50: number; directP99: number };
