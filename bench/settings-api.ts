@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { Elysia } from 'elysia';
 import { createApp } from '../apps/api/src/app';
 import { createAuth } from '../apps/api/src/auth/create-auth';
+import { DATABASE_KINDS } from '../apps/api/src/db/column-types';
 import { type AppDatabase, type DatabaseConfig, openDatabase } from '../apps/api/src/db/database';
 import { migrateToLatest } from '../apps/api/src/db/migrate';
 import { createLogger } from '../apps/api/src/logger';
@@ -250,7 +251,7 @@ if (only === 'sqlite') {
   console.error(`BENCH_DATABASE must be sqlite or postgres, not "${only}".`);
   process.exit(2);
 } else {
-  for (const database of ['sqlite', 'postgres']) {
+  for (const database of DATABASE_KINDS) {
     const child = Bun.spawn([process.execPath, import.meta.path], {
       env: { ...process.env, BENCH_DATABASE: database },
       stdio: ['ignore', 'inherit', 'inherit'],

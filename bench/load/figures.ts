@@ -35,10 +35,10 @@ export interface Spread {
  */
 export function spreadOf(values: readonly number[]): Spread {
   return {
-    min: values.length === 0 ? Number.NaN : Math.min(...values),
+    min: percentile(values, 0),
     q1: percentile(values, 25),
     median: median(values),
     q3: percentile(values, 75),
-    max: values.length === 0 ? Number.NaN : Math.max(...values),
+    max: percentile(values, 100),
   };
 }
