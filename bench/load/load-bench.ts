@@ -12,7 +12,9 @@
  * 200 turns running and prints the server's memory per running turn.
  *
  *   npm run bench:load     (LOAD_ROUNDS=20 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres MEMORY_TURNS=200
- *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops)
+ *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops;
+ *                           SERVER_STDERR=<file>: the server's stderr, kept; BUN_JSC_* variables are passed
+ *                           to the server, e.g. BUN_JSC_logGC=basic for a line per garbage collection)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +59,8 @@ export interface LoadBenchOptions {
   memoryTurns: number;
   /** Where the server writes a CPU profile (`bun --cpu-prof --cpu-prof-md`) when it stops. */
   profileDirectory?: string;
+  /** Where the server's stderr is kept (the engine's own logs, such as BUN_JSC_logGC). */
+  serverStderrFile?: string;
 }
 
 export function loadBenchOptionsFromEnv(): LoadBenchOptions {
@@ -73,7 +77,18 @@ export function loadBenchOptionsFromEnv(): LoadBenchOptions {
     database: choiceFromEnv('DATABASE', 'sqlite', DATABASE_KINDS),
     memoryTurns: numberFromEnv('MEMORY_TURNS', concurrency, { min: 0 }),
     ...(process.env.PROFILE_DIR ? { profileDirectory: process.env.PROFILE_DIR } : {}),
+    ...(process.env.SERVER_STDERR ? { serverStderrFile: process.env.SERVER_STDERR } : {}),
   };
+}
+
+/** The engine's options given to the bench (`BUN_JSC_*`), for the server: logs, experiments. */
+function engineVariables(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[0].startsWith('BUN_JSC_') && entry[1] !== undefined,
+    ),
+  );
 }
 
 export async function loadAverage(): Promise<string> {
@@ -235,6 +250,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       MANGO_TURNS_PER_MINUTE: '0',
       MANGO_CONCURRENT_TURNS: '0',
       MANGO_BENCH_MEMORY_FILE: memoryFile,
+      ...engineVariables(),
     },
     {
       command: [
@@ -249,6 +265,8 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       timeoutMs: 120_000,
     },
   );
+  if (options.serverStderrFile)
+    void Bun.write(options.serverStderrFile, new Response(server.process.stderr));
   try {
     const apiKey = await signUp(server.url);
     await fake.captureRequests();

@@ -27,7 +27,7 @@ import {
   loadProvidersConfig,
   ProviderConfigError,
 } from './services/providers/provider-config';
-import { createProviderRegistry } from './services/providers/provider-registry';
+import { createProviderRegistry, prepareProviders } from './services/providers/provider-registry';
 import {
   createBuiltinToolSource,
   createGenerateImageTool,
@@ -214,6 +214,14 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   // Announced only once a stop signal is handled: whoever waits for this line may stop us at once.
   logger.info(`MangoStudio API listening on ${server.url}`, { url: server.url });
+  // The offered providers' SDKs load once the server answers (not before: a start is quicker
+  // without them), so the first turn does not wait; those of other providers never load.
+  void prepareProviders(providers).then((failed) => {
+    if (failed.length > 0)
+      logger.warn('could not load the SDK of some providers; their first turn tries again', {
+        providers: failed,
+      });
+  });
 }
 
 main().catch((error: unknown) => {

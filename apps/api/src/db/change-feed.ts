@@ -7,8 +7,9 @@
  * back, tells subscribers to forget everything, since signals may have been
  * missed in between.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../logger';
+import { loadPg } from './load-pg';
 
 export interface ChangeSubscriber {
   /** Something under `key` changed (on this or another instance). */
@@ -111,7 +112,7 @@ export function createPostgresChangeFeed(options: PostgresChangeFeedOptions): Ch
   const connect = (): Promise<void> => {
     if (closed || client) return Promise.resolve();
     connecting ??= (async () => {
-      const candidate = new pg.Client({
+      const candidate = new (loadPg().Client)({
         connectionString: options.url,
         application_name: CHANGE_FEED_APPLICATION_NAME,
       });

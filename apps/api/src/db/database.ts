@@ -9,13 +9,14 @@ import { Database as BunDatabase } from 'bun:sqlite';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { AppError } from '../errors';
 import { createKeyedMutex } from '../keyed-mutex';
 import type { Logger } from '../logger';
 import { createBunSqliteDialect } from './bun-sqlite-dialect';
 import { type ChangeFeed, createLocalChangeFeed, createPostgresChangeFeed } from './change-feed';
 import type { DatabaseKind } from './column-types';
+import { loadPg } from './load-pg';
 import type { DatabaseSchema } from './schema';
 import { startSqliteCheckpointer } from './sqlite-checkpointer';
 
@@ -57,7 +58,7 @@ const postgresTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === PG_INT8_OID
       ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : loadPg().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -165,12 +166,13 @@ function openSqlite(path: string, checkpointInBackground: boolean): AppDatabase 
 }
 
 function openPostgres(url: string, poolSize = 10, logger?: Logger): AppDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: postgresTypes });
+  const { Pool } = loadPg();
+  const pool = new Pool({ connectionString: url, max: poolSize, types: postgresTypes });
   // Advisory locks are held by a session, so a lock holder keeps its
   // connection until it unlocks. They get their own small pool: work done
   // under a lock uses the main pool and can never wait for a connection that
   // a lock holder is keeping.
-  const lockPool = new pg.Pool({ connectionString: url, max: 4 });
+  const lockPool = new Pool({ connectionString: url, max: 4 });
   const logIdleError = (error: Error) => {
     // An idle client lost its connection (server restart, network). The pool
     // replaces it on the next checkout; without a listener the process would exit.

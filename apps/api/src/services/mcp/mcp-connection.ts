@@ -15,26 +15,23 @@
  * - stderr is piped and kept (the SDK inherits it into our logs by default).
  */
 import type { McpServerError, McpServerStatus } from '@mango/shared';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  type CallToolResult,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type {
   JsonSchemaValidatorResult,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
-import { z } from 'zod';
 import { API_VERSION } from '../../version';
-import { describeFailure, isClosedConnection, isExpiredSession, maskSecrets } from './mcp-failure';
+import {
+  describeFailure,
+  isClosedConnection,
+  isExpiredSession,
+  isStreamableHttpError,
+  maskSecrets,
+} from './mcp-failure';
 import type { McpFetch } from './mcp-fetch';
+import { loadMcpSdk, type McpSdk } from './mcp-sdk-loader';
 import {
   configurationVersion,
   type McpListedTool,
@@ -67,21 +64,6 @@ export interface McpCallOptions {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
 
-/** A page of tools/list, with every tool taken as it came: one odd tool must not hide the others. */
-const LenientToolsPage = z
-  .object({
-    tools: z.array(
-      z.looseObject({
-        name: z.unknown(),
-        title: z.unknown().optional(),
-        description: z.unknown().optional(),
-        inputSchema: z.unknown(),
-      }),
-    ),
-    nextCursor: z.string().optional(),
-  })
-  .loose();
-
 const STDERR_TAIL_BYTES = 4_096;
 const MAX_LIST_PAGES = 100;
 const LIST_CHANGED_DEBOUNCE_MS = 100;
@@ -111,6 +93,8 @@ function baseEnvironment(): Record<string, string> {
 }
 
 interface Session {
+  /** The SDK's classes (loaded on the first connection, mcp-sdk-loader.ts). */
+  sdk: McpSdk;
   client: Client;
   transport: Transport;
   /** Set while we close it ourselves, so its close is not reported as a failure. */
@@ -150,8 +134,10 @@ export class McpConnection {
 
   /** The process id of a running stdio server. */
   get pid(): number | undefined {
-    const transport = this.session?.transport;
-    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    const session = this.session;
+    return session && session.transport instanceof session.sdk.StdioClientTransport
+      ? (session.transport.pid ?? undefined)
+      : undefined;
   }
 
   /** Connects when needed and resolves to the complete tool listing. */
@@ -258,24 +244,24 @@ export class McpConnection {
 
   private async open(deadline: number): Promise<Session> {
     const { record } = this;
-    if (record.type === 'stdio') return this.start(this.stdioTransport(), deadline);
+    const sdk = await loadMcpSdk();
+    if (record.type === 'stdio') return this.start(sdk, this.stdioTransport(sdk), deadline);
     try {
-      const session = await this.start(this.streamableTransport(), deadline);
+      const session = await this.start(sdk, this.streamableTransport(sdk), deadline);
       this.httpTransport = 'streamable';
       return session;
     } catch (error) {
       // The older SSE transport answers a Streamable HTTP POST with 400, 404 or 405.
-      if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0))
-        throw error;
-      const session = await this.start(this.sseTransport(), deadline);
+      if (!isStreamableHttpError(error) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
+      const session = await this.start(sdk, this.sseTransport(sdk), deadline);
       this.httpTransport = 'sse';
       return session;
     }
   }
 
-  private stdioTransport(): Transport {
+  private stdioTransport(sdk: McpSdk): Transport {
     const { record } = this;
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: record.command ?? '',
       args: record.args,
       // The SDK adds only its harmless defaults (HOME, LOGNAME, PATH, SHELL, TERM, USER).
@@ -296,15 +282,15 @@ export class McpConnection {
     return transport;
   }
 
-  private streamableTransport(): Transport {
-    return new StreamableHTTPClientTransport(new URL(this.record.url ?? ''), {
+  private streamableTransport(sdk: McpSdk): Transport {
+    return new sdk.StreamableHTTPClientTransport(new URL(this.record.url ?? ''), {
       requestInit: { headers: this.record.headers },
       fetch: this.options.fetch,
     });
   }
 
-  private sseTransport(): Transport {
-    return new SSEClientTransport(new URL(this.record.url ?? ''), {
+  private sseTransport(sdk: McpSdk): Transport {
+    return new sdk.SSEClientTransport(new URL(this.record.url ?? ''), {
       requestInit: { headers: this.record.headers },
       eventSourceInit: {
         fetch: (url, init) =>
@@ -317,13 +303,13 @@ export class McpConnection {
     });
   }
 
-  private async start(transport: Transport, deadline: number): Promise<Session> {
-    const client = new Client(
+  private async start(sdk: McpSdk, transport: Transport, deadline: number): Promise<Session> {
+    const client = new sdk.Client(
       { name: 'mangostudio', version: API_VERSION },
       // Only what this server implements: no roots, sampling or elicitation.
       { capabilities: {}, jsonSchemaValidator: acceptEveryOutput },
     );
-    const session: Session = { client, transport, closing: false };
+    const session: Session = { sdk, client, transport, closing: false };
     client.onclose = () => {
       if (this.session !== session || session.closing) return;
       this.session = undefined;
@@ -344,7 +330,7 @@ export class McpConnection {
     // Errors on the side (a non-JSON line on stdout, a late progress message) are not fatal;
     // `onclose` says when the connection is gone.
     client.onerror = () => {};
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () =>
       this.scheduleRefresh(session),
     );
     this.starts += 1;
@@ -365,7 +351,7 @@ export class McpConnection {
       // Not `listTools()`: it refuses a whole page for one tool with a schema it does not like.
       const result = await session.client.request(
         { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        LenientToolsPage,
+        session.sdk.LenientToolsPage,
         { timeout: Math.max(1, deadline - this.now()) },
       );
       for (const tool of result.tools) {
@@ -428,7 +414,7 @@ export class McpConnection {
     session.closing = true;
     const { transport } = session;
     // close() does not end an HTTP session; the server is told first.
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+    if (transport instanceof session.sdk.StreamableHTTPClientTransport && transport.sessionId)
       await transport.terminateSession().catch(() => {});
     await session.client.close().catch(() => {});
   }

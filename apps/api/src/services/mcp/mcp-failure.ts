@@ -4,19 +4,32 @@
  * values of the server's env and headers masked wherever they show up.
  */
 import type { McpServerError } from '@mango/shared';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { loadedMcpSdk } from './mcp-sdk-loader';
 import type { McpServerRecord } from './mcp-server-record';
+
+/** The SDK's HTTP error (a status the server answered); never before the SDK is loaded. */
+export function isStreamableHttpError(error: unknown): error is StreamableHTTPError {
+  const sdk = loadedMcpSdk();
+  return sdk !== undefined && error instanceof sdk.StreamableHTTPError;
+}
+
+/** A JSON-RPC error of the protocol (a timeout, a closed connection). */
+function isMcpError(error: unknown): error is McpError {
+  const sdk = loadedMcpSdk();
+  return sdk !== undefined && error instanceof sdk.McpError;
+}
 
 /** A 404 to a request in a session: the server no longer knows it. */
 export function isExpiredSession(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+  return isStreamableHttpError(error) && error.code === 404;
 }
 
 /** The transport is gone (a crashed process, a closed connection). */
 export function isClosedConnection(error: unknown): boolean {
   return (
-    (error instanceof McpError && error.code === -32000) ||
+    (isMcpError(error) && error.code === -32000) ||
     (error instanceof Error && error.message === 'Not connected')
   );
 }
@@ -40,12 +53,12 @@ export function describeFailure(
   const raw = error instanceof Error ? error.message : String(error);
   let code = 'connection_failed';
   let message = raw;
-  if (error instanceof McpError && error.code === -32001) {
+  if (isMcpError(error) && error.code === -32001) {
     code = 'timeout';
     message = `The server did not answer in time (${raw}).`;
   } else if (isExpiredSession(error)) {
     message = `The server no longer knows this session (HTTP 404, ${raw}); the next use starts a new one.`;
-  } else if (error instanceof StreamableHTTPError) {
+  } else if (isStreamableHttpError(error)) {
     message = `The server answered HTTP ${error.code ?? '?'}: ${raw}`;
   } else if (/ENOENT|not found in \$PATH|Executable not found/i.test(raw)) {
     message = `The command "${record.command}" was not found (${raw}). Check the command and PATH.`;

@@ -60,6 +60,18 @@ export function parseModelName(name: string): { providerId: ProviderId; modelId:
   return { providerId: providerId as ProviderId, modelId };
 }
 
+/**
+ * Loads the offered providers' SDKs (`LanguageModelProvider.prepare`); resolves
+ * when all are loaded, with the ids of those that could not be.
+ */
+export async function prepareProviders(registry: ProviderRegistry): Promise<ProviderId[]> {
+  const offered = registry.offered();
+  const outcomes = await Promise.allSettled(
+    offered.map((id) => registry.get(id)?.prepare?.() ?? Promise.resolve()),
+  );
+  return offered.filter((_, index) => outcomes[index]?.status === 'rejected');
+}
+
 export function createProviderRegistry(
   config: ProvidersConfig,
   factories: Partial<Record<ProviderId, ProviderFactory>> = DEFAULT_PROVIDER_FACTORIES,

@@ -1,5 +1,5 @@
 /** The Anthropic Messages adapter: `POST {baseURL}/v1/messages` through `@anthropic-ai/sdk`. */
-import Anthropic from '@anthropic-ai/sdk';
+import { lazySdkClient } from '../shared/lazy-sdk-client';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
@@ -13,17 +13,23 @@ const LABEL = 'Anthropic';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
 
 export function createAnthropicProvider(options: ProviderConnectionOptions): LanguageModelProvider {
-  const client = new Anthropic(sdkClientOptions(options));
+  const client = lazySdkClient(async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    return new Anthropic(sdkClientOptions(options));
+  });
   return {
     id: 'anthropic',
-    listModels: (options) => listAnthropicModels(client, options),
+    prepare: async () => {
+      await client();
+    },
+    listModels: async (options) => listAnthropicModels(await client(), options),
     toolRequestFields: (tools, messages) => prepareAnthropicTools(tools, 'auto', messages),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,
         request.signal,
-        () =>
-          client.messages.create(
+        async () =>
+          (await client()).messages.create(
             {
               model: request.model,
               max_tokens: request.maxOutputTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,

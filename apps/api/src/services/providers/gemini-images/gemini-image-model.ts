@@ -9,7 +9,8 @@
  * finish reason or block reason: a safety refusal is
  * `content_policy_violation`, anything else `provider_error`.
  */
-import { type GenerateContentResponse, GoogleGenAI, Modality } from '@google/genai';
+import type { GenerateContentResponse, Modality } from '@google/genai';
+import { lazyGeminiClient } from '../gemini/gemini-client';
 import { classifyImageError, ImageGenerationError } from '../shared/image-generation-error';
 import type { ProviderConnectionOptions } from '../shared/provider-connection';
 import type {
@@ -82,12 +83,9 @@ function noImageError(response: GenerateContentResponse): ImageGenerationError {
 }
 
 export function createGeminiImageModel(options: GeminiImageModelOptions): ImageModel {
-  const client = new GoogleGenAI({
-    apiKey: options.apiKey || 'no-key',
-    httpOptions: {
-      ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
-      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-    },
+  const client = lazyGeminiClient(options.apiKey, {
+    ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
   });
   const sized = acceptsImageSize(options.modelId);
   return {
@@ -118,11 +116,12 @@ export function createGeminiImageModel(options: GeminiImageModelOptions): ImageM
         });
       let response: GenerateContentResponse;
       try {
-        response = await client.models.generateContent({
+        response = await (await client()).models.generateContent({
           model: options.modelId,
           contents: [{ role: 'user', parts: [{ text: request.prompt }] }],
           config: {
-            responseModalities: [Modality.IMAGE],
+            // The SDK's enum value, written out (importing the enum would load the SDK with this module).
+            responseModalities: ['IMAGE' as Modality.IMAGE],
             ...(imageSize ? { imageConfig: { imageSize } } : {}),
             abortSignal: request.signal,
             ...((request.providerOptions?.gemini ?? {}) as object),

@@ -1,5 +1,5 @@
 /** The Gemini adapter: `models/{model}:streamGenerateContent?alt=sse` through `@google/genai`. */
-import { GoogleGenAI } from '@google/genai';
+
 import {
   DEFAULT_PROVIDER_MAX_RETRIES,
   DEFAULT_PROVIDER_TIMEOUT_MS,
@@ -8,6 +8,7 @@ import {
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
 import { toGeminiContents } from './convert-messages';
+import { lazyGeminiClient } from './gemini-client';
 import { listGeminiModels } from './list-models';
 import { parseGeminiStream } from './parse-stream';
 import { geminiToolRequestFields, prepareGeminiTools } from './prepare-tools';
@@ -16,25 +17,25 @@ const LABEL = 'Gemini';
 
 export function createGeminiProvider(options: ProviderConnectionOptions): LanguageModelProvider {
   const retries = options.maxRetries ?? DEFAULT_PROVIDER_MAX_RETRIES;
-  const client = new GoogleGenAI({
-    apiKey: options.apiKey || 'no-key',
-    httpOptions: {
-      ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
-      timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-      // The SDK retries only when asked; the same policy as the other adapters.
-      ...(retries > 0 ? { retryOptions: { attempts: retries + 1 } } : {}),
-    },
+  const client = lazyGeminiClient(options.apiKey, {
+    ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
+    timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+    // The SDK retries only when asked; the same policy as the other adapters.
+    ...(retries > 0 ? { retryOptions: { attempts: retries + 1 } } : {}),
   });
   return {
     id: 'gemini',
-    listModels: (options) => listGeminiModels(client, options),
+    prepare: async () => {
+      await client();
+    },
+    listModels: async (options) => listGeminiModels(await client(), options),
     toolRequestFields: (tools) => geminiToolRequestFields(tools),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,
         request.signal,
-        () =>
-          client.models.generateContentStream({
+        async () =>
+          (await client()).models.generateContentStream({
             model: request.model,
             contents: toGeminiContents(request.messages),
             config: {

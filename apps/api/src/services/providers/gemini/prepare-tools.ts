@@ -1,12 +1,14 @@
 /** Tool definitions and choice → Gemini `tools` (function declarations) and `toolConfig`. */
-import { FunctionCallingConfigMode, type Tool, type ToolConfig } from '@google/genai';
+import type { FunctionCallingConfigMode, Tool, ToolConfig } from '@google/genai';
 import type { ProviderToolChoice, ToolDefinition } from '../spec';
 import { toolDefsToGeminiInteractions } from '../tool-mapper';
 
+// The SDK's enum values, written out: importing the enum would load the whole
+// SDK with this module (it is loaded on first use, docs/chat-turns.md#what-a-full-collection-costs).
 const MODES: Record<ProviderToolChoice, FunctionCallingConfigMode> = {
-  auto: FunctionCallingConfigMode.AUTO,
-  none: FunctionCallingConfigMode.NONE,
-  required: FunctionCallingConfigMode.ANY,
+  auto: 'AUTO' as FunctionCallingConfigMode.AUTO,
+  none: 'NONE' as FunctionCallingConfigMode.NONE,
+  required: 'ANY' as FunctionCallingConfigMode.ANY,
 };
 
 export function prepareGeminiTools(

@@ -2,7 +2,8 @@
  * The OpenAI-compatible adapter: `POST {baseURL}/chat/completions` through the
  * `openai` SDK. Serves OpenAI itself, Ollama, vLLM, OpenRouter and the like.
  */
-import OpenAI from 'openai';
+
+import { lazySdkClient } from '../shared/lazy-sdk-client';
 import { listOpenAIModels } from '../shared/list-openai-models';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
@@ -16,17 +17,23 @@ const LABEL = 'OpenAI-compatible provider';
 export function createOpenAICompatibleProvider(
   options: ProviderConnectionOptions,
 ): LanguageModelProvider {
-  const client = new OpenAI(sdkClientOptions(options));
+  const client = lazySdkClient(async () => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI(sdkClientOptions(options));
+  });
   return {
     id: 'openai-compatible',
-    listModels: (options) => listOpenAIModels(client, options),
+    prepare: async () => {
+      await client();
+    },
+    listModels: async (options) => listOpenAIModels(await client(), options),
     toolRequestFields: (tools) => prepareChatCompletionsTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,
         request.signal,
-        () =>
-          client.chat.completions.create(
+        async () =>
+          (await client()).chat.completions.create(
             {
               model: request.model,
               messages: toChatCompletionsMessages(request.system, request.messages),

@@ -7,10 +7,10 @@
  * base URL's origin is trusted as it is). The SDK's retries are off: they
  * would spend the tool's time budget silently and could bill twice.
  */
-import OpenAI from 'openai';
 import type { ImageGenerateParamsNonStreaming, ImagesResponse } from 'openai/resources/images';
 import { guardedFetch } from '../../../net/guarded-fetch';
 import { classifyImageError, ImageGenerationError } from '../shared/image-generation-error';
+import { lazySdkClient } from '../shared/lazy-sdk-client';
 import type { ProviderConnectionOptions } from '../shared/provider-connection';
 import type {
   GeneratedImageData,
@@ -43,20 +43,25 @@ function isGptImageModel(modelId: string): boolean {
 
 export function createOpenAIImageModel(options: OpenAIImageModelOptions): ImageModel {
   const label = options.provider === 'openai' ? 'OpenAI Images' : 'OpenAI-compatible images';
-  const client = new OpenAI({
-    apiKey: options.apiKey || 'no-key',
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    maxRetries: 0,
-    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-    logLevel: 'off',
+  const connection = lazySdkClient(async () => {
+    const { default: OpenAI } = await import('openai');
+    const client = new OpenAI({
+      apiKey: options.apiKey || 'no-key',
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      maxRetries: 0,
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      logLevel: 'off',
+    });
+    // The SDK's default base URL when none is configured.
+    return { client, trustedOrigins: [new URL(client.baseURL).origin] };
   });
-  const trustedOrigins = [new URL(client.baseURL).origin];
   const gpt = isGptImageModel(options.modelId);
 
   const toImage = async (
     item: NonNullable<ImagesResponse['data']>[number],
     mediaType: string,
     signal: AbortSignal,
+    trustedOrigins: string[],
   ): Promise<GeneratedImageData> => {
     const revised = item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {};
     if (typeof item.b64_json === 'string' && item.b64_json !== '')
@@ -99,6 +104,7 @@ export function createOpenAIImageModel(options: OpenAIImageModelOptions): ImageM
         ...(gpt || request.quality !== 'auto' ? { quality: request.quality } : {}),
         ...((request.providerOptions?.[options.provider] ?? {}) as object),
       };
+      const { client, trustedOrigins } = await connection();
       let response: ImagesResponse;
       try {
         response = await client.images.generate(body, { signal: request.signal, maxRetries: 0 });
@@ -114,7 +120,9 @@ export function createOpenAIImageModel(options: OpenAIImageModelOptions): ImageM
       const mediaType = OUTPUT_MEDIA_TYPES[response.output_format ?? 'png'] ?? 'image/png';
       let images: GeneratedImageData[];
       try {
-        images = await Promise.all(data.map((item) => toImage(item, mediaType, request.signal)));
+        images = await Promise.all(
+          data.map((item) => toImage(item, mediaType, request.signal, trustedOrigins)),
+        );
       } catch (error) {
         throw classifyImageError(label, error, request.signal);
       }

@@ -1,5 +1,6 @@
 /** The OpenAI Responses adapter: `POST {baseURL}/responses` through the `openai` SDK. */
-import OpenAI from 'openai';
+
+import { lazySdkClient } from '../shared/lazy-sdk-client';
 import { listOpenAIModels } from '../shared/list-openai-models';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
@@ -13,17 +14,23 @@ const LABEL = 'OpenAI';
 export function createOpenAIResponsesProvider(
   options: ProviderConnectionOptions,
 ): LanguageModelProvider {
-  const client = new OpenAI(sdkClientOptions(options));
+  const client = lazySdkClient(async () => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI(sdkClientOptions(options));
+  });
   return {
     id: 'openai',
-    listModels: (options) => listOpenAIModels(client, options),
+    prepare: async () => {
+      await client();
+    },
+    listModels: async (options) => listOpenAIModels(await client(), options),
     toolRequestFields: (tools) => prepareResponsesTools(tools, 'auto'),
     streamTurn: (request) =>
       streamProviderCall(
         LABEL,
         request.signal,
-        () =>
-          client.responses.create(
+        async () =>
+          (await client()).responses.create(
             {
               model: request.model,
               input: toResponsesInput(request.messages),

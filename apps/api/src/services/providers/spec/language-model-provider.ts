@@ -37,6 +37,12 @@ export interface LanguageModelProvider {
    */
   streamTurn(request: ProviderRequest): AsyncIterable<ProviderStreamEvent>;
   /**
+   * Loads what the first call needs (the SDK, loaded on first use) ahead of
+   * it, without calling the provider. The server does this for the offered
+   * providers once it is up, so the first turn does not wait for it.
+   */
+  prepare?(): Promise<void>;
+  /**
    * The tool fields this adapter puts into a request with these tools and this
    * history when the model may choose (tool choice `auto`), in the provider's
    * own format: what the capabilities inspector shows as the wire payload.
