@@ -48,6 +48,7 @@ import {
 import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
 import { withBenchPostgres } from './bench-postgres';
 import { numberFromEnv } from './env-options';
+import { cpuMsByThread } from './process-cpu';
 
 const DURATION_SECONDS = numberFromEnv('DURATION', 2, { min: 0.1, fractional: true });
 const CONNECTIONS = numberFromEnv('CONNECTIONS', 32);
@@ -58,6 +59,8 @@ interface LoadResult {
   requestsPerSecond: number;
   /** CPU time of this process (the servers run in it; autocannon does not) per request, µs. */
   cpuMicrosPerRequest: number;
+  /** The same by thread of this process (`main` runs the JavaScript), µs per request. */
+  threadMicrosPerRequest: Map<string, number>;
   p99Ms: number;
   errors: number;
   non2xx: number;
@@ -67,6 +70,7 @@ interface LoadResult {
 async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
   const headerArgs = Object.entries(headers).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
   const cpuBefore = process.cpuUsage();
+  const threadsBefore = cpuMsByThread(process.pid);
   const child = Bun.spawn(
     [
       'node',
@@ -87,6 +91,7 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
     child.exited,
   ]);
   const cpu = process.cpuUsage(cpuBefore);
+  const threadsAfter = cpuMsByThread(process.pid);
   if (code !== 0) throw new Error(`autocannon failed (${code}): ${stderr}`);
   const result = JSON.parse(stdout) as {
     requests: { average: number; total: number };
@@ -94,9 +99,14 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
     errors: number;
     non2xx: number;
   };
+  const requests = Math.max(1, result.requests.total);
+  const threadMicrosPerRequest = new Map<string, number>();
+  for (const [name, ms] of threadsAfter)
+    threadMicrosPerRequest.set(name, ((ms - (threadsBefore.get(name) ?? 0)) * 1000) / requests);
   return {
     requestsPerSecond: result.requests.average,
-    cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests.total),
+    cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
+    threadMicrosPerRequest,
     p99Ms: result.latency.p99,
     errors: result.errors,
     non2xx: result.non2xx,
@@ -113,6 +123,15 @@ async function signUp(url: string): Promise<{ cookie: string; apiKey: string }> 
     body: JSON.stringify({ parameters: { defaultTimezone: 'Europe/Lisbon' } }),
   });
   return { cookie, apiKey: key };
+}
+
+/** Each thread's median over the rounds, busiest first. */
+function threadsOf(rounds: Map<string, number>[]): Map<string, number> {
+  const names = new Set(rounds.flatMap((round) => [...round.keys()]));
+  const medians = [...names].map(
+    (name) => [name, median(rounds.map((round) => round.get(name) ?? 0))] as const,
+  );
+  return new Map(medians.sort((a, b) => b[1] - a[1]));
 }
 
 function median(values: number[]): number {
@@ -188,6 +207,7 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     const summarise = (route: Route) => ({
       requestsPerSecond: median(rounds.map((round) => round[route].requestsPerSecond)),
       cpuMicros: median(rounds.map((round) => round[route].cpuMicrosPerRequest)),
+      threads: threadsOf(rounds.map((round) => round[route].threadMicrosPerRequest)),
       p99Ms: median(rounds.map((round) => round[route].p99Ms)),
       failures: rounds.reduce((sum, round) => sum + round[route].errors + round[route].non2xx, 0),
     });
@@ -206,14 +226,22 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
         .map((value) => value.toFixed(2))
         .join(' ')})`,
     );
+    // The threads that took at least 0.5 µs per request on some route, busiest first.
+    const threadLine = (summary: ReturnType<typeof summarise>) =>
+      `  ${''.padEnd(30)} by thread (µs/request): ${[...summary.threads]
+        .filter(([, micros]) => micros >= 0.5)
+        .map(([name, micros]) => `${name} ${micros.toFixed(1)}`)
+        .join(', ')}`;
     const routeLine = (name: string, summary: ReturnType<typeof summarise>) =>
       `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms`;
     console.log(
       `${routeLine('bare route, "ok"', bareSummary)}  server CPU ${bareSummary.cpuMicros.toFixed(0)} µs/request`,
     );
+    console.log(threadLine(bareSummary));
     console.log(
       `${routeLine('bare route, same body', sameBodySummary)}  server CPU ${sameBodySummary.cpuMicros.toFixed(0)} µs/request`,
     );
+    console.log(threadLine(sameBodySummary));
     for (const [name, route] of [
       ['settings, session cookie', 'cookie'],
       ['settings, API key (bearer)', 'apiKey'],
@@ -225,6 +253,7 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
       console.log(
         `  ${''.padEnd(30)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(sameBodySummary.cpuMicros / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bareSummary.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
       );
+      console.log(threadLine(summary));
     }
   } finally {
     await bareServer.stop(true);

@@ -9,10 +9,11 @@
  * one for the memory.
  */
 import { Database } from 'bun:sqlite';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import OpenAI from 'openai';
 import { parseChatCompletionsStream } from '../../apps/api/src/services/providers/openai-compatible/parse-stream';
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
+import { cpuMsByThread, cpuMsOf } from '../process-cpu';
 import { percentile } from './figures';
 import { readServerMemory, type ServerMemory } from './server-memory';
 
@@ -162,12 +163,6 @@ async function readToDone(response: Response): Promise<DoneFrame | undefined> {
 }
 
 /** The CPU time (utime + stime, fields 14 and 15; clock ticks of 10 ms on Linux) of a `stat` file, ms. */
-function cpuMsOf(statPath: string): number {
-  const stat = readFileSync(statPath, 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 interface BenchCpu {
   fake: number;
   client: number;
@@ -191,23 +186,9 @@ function serverCpuMs(): number {
   return cpuMsOf(`/proc/${config?.serverPid}/stat`);
 }
 
-/**
- * The server's CPU time so far by thread, ms, keyed by the thread's name
- * (threads of one name summed); `main` is the thread that runs the JavaScript.
- */
+/** The server's CPU time so far by thread, ms (`main` runs the JavaScript). */
 function serverCpuMsByThread(): Map<string, number> {
-  const pid = String(config?.serverPid);
-  const byThread = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name =
-        tid === pid ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'latin1').trim();
-      byThread.set(name, (byThread.get(name) ?? 0) + cpuMsOf(`/proc/${pid}/task/${tid}/stat`));
-    } catch {
-      // The thread ended between the listing and the read; its time is in neither reading.
-    }
-  }
-  return byThread;
+  return cpuMsByThread(config?.serverPid ?? 0);
 }
 
 const serverDatabase = config.databaseFile
