@@ -1,5 +1,4 @@
 /** The Gemini adapter: `models/{model}:streamGenerateContent?alt=sse` through `@google/genai`. */
-
 import {
   DEFAULT_PROVIDER_MAX_RETRIES,
   DEFAULT_PROVIDER_TIMEOUT_MS,
