@@ -104,10 +104,16 @@ export function createOpenAIImageModel(options: OpenAIImageModelOptions): ImageM
         ...(gpt || request.quality !== 'auto' ? { quality: request.quality } : {}),
         ...((request.providerOptions?.[options.provider] ?? {}) as object),
       };
-      const { client, trustedOrigins } = await connection();
       let response: ImagesResponse;
+      let trustedOrigins: string[];
       try {
-        response = await client.images.generate(body, { signal: request.signal, maxRetries: 0 });
+        // Loading the SDK is inside: a failure there is classified like the request's own.
+        const connected = await connection();
+        trustedOrigins = connected.trustedOrigins;
+        response = await connected.client.images.generate(body, {
+          signal: request.signal,
+          maxRetries: 0,
+        });
       } catch (error) {
         throw classifyImageError(label, error, request.signal);
       }
