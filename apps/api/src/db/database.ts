@@ -54,12 +54,14 @@ const PG_INT8_OID = 20;
  * past 2^53. Every such value here (file sizes, counts) is far below that, so
  * they are read as numbers, the same as on SQLite.
  */
-const postgresTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === PG_INT8_OID
-      ? (value: string) => Number(value)
-      : loadPg().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function postgresTypes({ types }: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === PG_INT8_OID
+        ? (value: string) => Number(value)
+        : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+  };
+}
 
 /**
  * An embedded SQLite file is served by one process (scale-out is PostgreSQL's
@@ -166,13 +168,17 @@ function openSqlite(path: string, checkpointInBackground: boolean): AppDatabase 
 }
 
 function openPostgres(url: string, poolSize = 10, logger?: Logger): AppDatabase {
-  const { Pool } = loadPg();
-  const pool = new Pool({ connectionString: url, max: poolSize, types: postgresTypes });
+  const driver = loadPg();
+  const pool = new driver.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: postgresTypes(driver),
+  });
   // Advisory locks are held by a session, so a lock holder keeps its
   // connection until it unlocks. They get their own small pool: work done
   // under a lock uses the main pool and can never wait for a connection that
   // a lock holder is keeping.
-  const lockPool = new Pool({ connectionString: url, max: 4 });
+  const lockPool = new driver.Pool({ connectionString: url, max: 4 });
   const logIdleError = (error: Error) => {
     // An idle client lost its connection (server restart, network). The pool
     // replaces it on the next checkout; without a listener the process would exit.

@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 
 const require = createRequire(import.meta.url);
+let loaded: typeof pg | undefined;
 
 export function loadPg(): typeof pg {
-  return require('pg') as typeof pg;
+  loaded ??= require('pg') as typeof pg;
+  return loaded;
 }

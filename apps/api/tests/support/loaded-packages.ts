@@ -3,6 +3,8 @@
  * (Bun lists ES modules there too). For the tests of what a server loads only
  * when it is used (docs/chat-turns.md#what-a-full-collection-costs).
  */
+import { renameSync, writeFileSync } from 'node:fs';
+
 export function loadedPackages(): Set<string> {
   const packages = new Set<string>();
   for (const path of Object.keys(require.cache)) {
@@ -19,7 +21,6 @@ export function loadedPackages(): Set<string> {
  */
 const file = process.env.LOADED_PACKAGES_FILE;
 if (file) {
-  const { renameSync, writeFileSync } = await import('node:fs');
   process.on('SIGUSR2', () => {
     writeFileSync(`${file}.partial`, JSON.stringify([...loadedPackages()].sort()));
     renameSync(`${file}.partial`, file);

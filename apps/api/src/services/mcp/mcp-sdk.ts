@@ -1,9 +1,9 @@
 /**
  * What this server uses of the MCP SDK at run time, in one module that is
  * loaded the first time a connection opens (`loadMcpSdk` in
- * mcp-sdk-loader.ts): a server whose
- * users have no MCP server never loads the SDK, nearly forty thousand heap
- * objects with its schemas that every full garbage collection would walk
+ * mcp-sdk-loader.ts): a server whose users have no MCP server never loads
+ * the SDK, nearly forty thousand heap objects with its schemas that every
+ * full garbage collection would walk
  * (docs/chat-turns.md#what-a-full-collection-costs). Other modules import
  * the SDK's types only.
  */

@@ -2,9 +2,8 @@
  * The OpenAI-compatible adapter: `POST {baseURL}/chat/completions` through the
  * `openai` SDK. Serves OpenAI itself, Ollama, vLLM, OpenRouter and the like.
  */
-
-import { lazySdkClient } from '../shared/lazy-sdk-client';
 import { listOpenAIModels } from '../shared/list-openai-models';
+import { lazyOpenAIClient } from '../shared/openai-client';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
@@ -17,10 +16,7 @@ const LABEL = 'OpenAI-compatible provider';
 export function createOpenAICompatibleProvider(
   options: ProviderConnectionOptions,
 ): LanguageModelProvider {
-  const client = lazySdkClient(async () => {
-    const { default: OpenAI } = await import('openai');
-    return new OpenAI(sdkClientOptions(options));
-  });
+  const client = lazyOpenAIClient(sdkClientOptions(options));
   return {
     id: 'openai-compatible',
     prepare: async () => {

@@ -10,7 +10,7 @@
 import type { ImageGenerateParamsNonStreaming, ImagesResponse } from 'openai/resources/images';
 import { guardedFetch } from '../../../net/guarded-fetch';
 import { classifyImageError, ImageGenerationError } from '../shared/image-generation-error';
-import { lazySdkClient } from '../shared/lazy-sdk-client';
+import { lazyOpenAIClient } from '../shared/openai-client';
 import type { ProviderConnectionOptions } from '../shared/provider-connection';
 import type {
   GeneratedImageData,
@@ -43,17 +43,12 @@ function isGptImageModel(modelId: string): boolean {
 
 export function createOpenAIImageModel(options: OpenAIImageModelOptions): ImageModel {
   const label = options.provider === 'openai' ? 'OpenAI Images' : 'OpenAI-compatible images';
-  const connection = lazySdkClient(async () => {
-    const { default: OpenAI } = await import('openai');
-    const client = new OpenAI({
-      apiKey: options.apiKey || 'no-key',
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      maxRetries: 0,
-      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-      logLevel: 'off',
-    });
-    // The SDK's default base URL when none is configured.
-    return { client, trustedOrigins: [new URL(client.baseURL).origin] };
+  const client = lazyOpenAIClient({
+    apiKey: options.apiKey || 'no-key',
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: 0,
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    logLevel: 'off',
   });
   const gpt = isGptImageModel(options.modelId);
 
@@ -108,9 +103,10 @@ export function createOpenAIImageModel(options: OpenAIImageModelOptions): ImageM
       let trustedOrigins: string[];
       try {
         // Loading the SDK is inside: a failure there is classified like the request's own.
-        const connected = await connection();
-        trustedOrigins = connected.trustedOrigins;
-        response = await connected.client.images.generate(body, {
+        const openai = await client();
+        // The SDK's default base URL when none is configured.
+        trustedOrigins = [new URL(openai.baseURL).origin];
+        response = await openai.images.generate(body, {
           signal: request.signal,
           maxRetries: 0,
         });

@@ -1,7 +1,6 @@
 /** The OpenAI Responses adapter: `POST {baseURL}/responses` through the `openai` SDK. */
-
-import { lazySdkClient } from '../shared/lazy-sdk-client';
 import { listOpenAIModels } from '../shared/list-openai-models';
+import { lazyOpenAIClient } from '../shared/openai-client';
 import { type ProviderConnectionOptions, sdkClientOptions } from '../shared/provider-connection';
 import { streamProviderCall } from '../shared/stream-provider-call';
 import type { LanguageModelProvider } from '../spec';
@@ -14,10 +13,7 @@ const LABEL = 'OpenAI';
 export function createOpenAIResponsesProvider(
   options: ProviderConnectionOptions,
 ): LanguageModelProvider {
-  const client = lazySdkClient(async () => {
-    const { default: OpenAI } = await import('openai');
-    return new OpenAI(sdkClientOptions(options));
-  });
+  const client = lazyOpenAIClient(sdkClientOptions(options));
   return {
     id: 'openai',
     prepare: async () => {
