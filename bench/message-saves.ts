@@ -11,8 +11,10 @@
  * `setImmediate`: a step's save beside the next model call) and `alone` (a
  * transaction each). Prints the wall time per save (medians over rounds) and
  * each grouped way's ratio to `alone`, for 1, 20 and 200 savers at once.
+ * `IDS=random` gives each message a random id instead of the repository's
+ * time-ordered one (`apps/api/src/db/row-ids.ts`), for comparison.
  *
- *   npm run bench:saves          (ROUNDS=9 SAVES=4000 npm run bench:saves)
+ *   npm run bench:saves          (ROUNDS=9 SAVES=4000 IDS=random npm run bench:saves)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,13 +26,14 @@ import { migrateToLatest } from '../apps/api/src/db/migrate';
 import type { DatabaseSchema } from '../apps/api/src/db/schema';
 import { writeMessageChanges } from '../apps/api/src/services/chat/write-message-changes';
 import { insertTestChat, insertTestUser } from '../apps/api/tests/support/test-rows';
-import { numberFromEnv } from './env-options';
+import { choiceFromEnv, numberFromEnv } from './env-options';
 import { median } from './load/figures';
 
 const ROUNDS = numberFromEnv('ROUNDS', 7);
 const SAVES = numberFromEnv('SAVES', 2000);
 const CHATS = 200;
 const SAVERS = [1, 20, 200];
+const RANDOM_IDS = choiceFromEnv('IDS', 'time-ordered', ['time-ordered', 'random']) === 'random';
 
 const directory = mkdtempSync(join(tmpdir(), 'bench-saves-'));
 const database = openDatabase(
@@ -48,7 +51,15 @@ try {
   const parts = [{ type: 'text' as const, text: 'x'.repeat(400) }];
   // The repository's own save of one message, as a turn's checkpoint makes it.
   const save = (chatId: string) => (transaction: Transaction<DatabaseSchema>) =>
-    writeMessageChanges(transaction, chatId, { append: [{ role: 'assistant', parts }] });
+    writeMessageChanges(transaction, chatId, {
+      append: [
+        {
+          ...(RANDOM_IDS ? { id: `msg_${crypto.randomUUID().replaceAll('-', '')}` } : {}),
+          role: 'assistant',
+          parts,
+        },
+      ],
+    });
 
   const group = createGroupCommit(database);
   const ways = {
@@ -73,7 +84,7 @@ try {
   }
 
   console.log(
-    `message saves on SQLite (WAL, background checkpoints), ${SAVES} saves per case and round, ${ROUNDS} rounds, ways rotating; load average ${loadavg()
+    `message saves on SQLite (WAL, background checkpoints), ${RANDOM_IDS ? 'random' : 'time-ordered'} message ids, ${SAVES} saves per case and round, ${ROUNDS} rounds, ways rotating; load average ${loadavg()
       .map((value) => value.toFixed(2))
       .join(' ')}`,
   );

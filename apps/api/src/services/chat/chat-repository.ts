@@ -19,6 +19,7 @@ import type { Transaction } from 'kysely';
 import type { AppDatabase } from '../../db/database';
 import { createGroupCommit } from '../../db/group-commit';
 import { prepareQuery } from '../../db/prepared-query';
+import { createRowId } from '../../db/row-ids';
 import type { DatabaseSchema } from '../../db/schema';
 import { readBoolean, readJson, readTimestamp, writeTimestamp } from '../../db/values';
 import { writeMessageChanges } from './write-message-changes';
@@ -146,7 +147,7 @@ function readParts(value: unknown): MessagePart[] {
 }
 
 export function createChatId(): string {
-  return `chat_${crypto.randomUUID().replaceAll('-', '')}`;
+  return createRowId('chat');
 }
 
 /** Usage as stored; anything else (a corrupt value) reads as none. */

@@ -8,6 +8,7 @@
  * to stop a turn early (besides its own limits and a shutdown).
  */
 import type { CreateTurnBody } from '@mango/shared';
+import { createRowId } from '../../db/row-ids';
 import { ApiError } from '../../errors';
 import type { Logger } from '../../logger';
 import type { ModelCatalog } from '../providers/model-catalog';
@@ -117,7 +118,7 @@ export function createChatTurnService(deps: ChatTurnServiceDeps): ChatTurnServic
       const resolved = providers.resolveModel(modelName);
       await deps.models.assertOffered(modelName, 'chat', options);
       const maxIterations = resolveMaxIterations(body.maxIterations);
-      const turnId = `turn_${crypto.randomUUID().replaceAll('-', '')}`;
+      const turnId = createRowId('turn');
       const claim = await running.begin(chatId, turnId);
       if (!claim)
         throw new ApiError(

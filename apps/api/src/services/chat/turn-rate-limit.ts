@@ -9,6 +9,7 @@
  * between the count and the claim.
  */
 import type { AppDatabase } from '../../db/database';
+import { createRowId } from '../../db/row-ids';
 import { readTimestamp, writeTimestamp } from '../../db/values';
 import { ApiError } from '../../errors';
 import type { RunningTurns } from './running-turns';
@@ -116,7 +117,7 @@ export function withTurnRateLimit(
           try {
             await db
               .insertInto('turn_starts')
-              .values({ id: crypto.randomUUID(), user_id: userId, started_at: writeTimestamp(at) })
+              .values({ id: createRowId('start'), user_id: userId, started_at: writeTimestamp(at) })
               .execute();
           } catch (error) {
             await claim.end();

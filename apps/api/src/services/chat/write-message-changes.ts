@@ -6,12 +6,13 @@
  */
 import type { Transaction } from 'kysely';
 import { prepareQuery } from '../../db/prepared-query';
+import { createRowId } from '../../db/row-ids';
 import type { DatabaseSchema } from '../../db/schema';
 import { readTimestamp, writeJson, writeTimestamp } from '../../db/values';
 import type { MessageChanges, SaveMessagesOptions, StoredMessage } from './chat-repository';
 
 export function createMessageId(): string {
-  return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
+  return createRowId('msg');
 }
 
 // Each save's statements, prepared once per database (db/prepared-query.ts).

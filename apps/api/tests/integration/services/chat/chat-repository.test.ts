@@ -92,6 +92,30 @@ describeEachDatabase('chat repository', (_kind, current) => {
     );
   });
 
+  test('chat and message ids are time-ordered: a later chat or message sorts after an earlier one', async () => {
+    const { database } = current();
+    const chats = createChatRepository(database);
+    const owner = await insertTestUser(database);
+    const created = [];
+    for (let index = 0; index < 6; index += 1) created.push(await chats.create(owner, newChat));
+    const chatIds = created.map((chat) => chat.id);
+    for (const id of chatIds) expect(id).toMatch(/^chat_[0-9a-f]{32}$/);
+    expect([...chatIds].sort()).toEqual(chatIds);
+
+    const first = created[0]?.id as string;
+    for (let save = 0; save < 6; save += 1)
+      await chats.saveMessages(first, {
+        append: [
+          { role: 'assistant', parts: [{ type: 'text', text: `step ${save}` }] },
+          { role: 'tool', parts: [{ type: 'text', text: `result ${save}` }] },
+        ],
+      });
+    const messageIds = (await chats.listMessages(first)).map((message) => message.id);
+    expect(messageIds).toHaveLength(12);
+    for (const id of messageIds) expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect([...messageIds].sort()).toEqual(messageIds);
+  });
+
   test('saveMessages rewrites stored parts and appends in one transaction; a message of another chat rolls it all back', async () => {
     const { database } = current();
     const chats = createChatRepository(database);
