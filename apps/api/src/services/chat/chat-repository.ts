@@ -81,6 +81,14 @@ export interface SaveMessagesOptions {
    * entry fewer to rewrite per step. Default false.
    */
   keepChatTime?: boolean;
+  /**
+   * The time (ISO) of the chat's last message, when the caller wrote that
+   * message itself and still holds the chat's claim, so that nothing else can
+   * have appended since (a running turn's later saves): new messages are
+   * stamped after it without reading the chat's latest message time, the
+   * costliest statement of a save. Without it, that time is read.
+   */
+  after?: string;
 }
 
 export interface ChatRepository {

@@ -40,6 +40,9 @@ export function createTurnMessageWriter(
   /** What is stored for each message already written, by position in the turn. */
   const stored: { id: string; json: string; role: string }[] = [];
   let latest: readonly ConversationMessage[] = [];
+  // The time of the last message this writer appended: the turn holds the
+  // chat's claim, so it is the chat's last message, and later saves need not read it.
+  let lastAppendedAt: string | undefined;
 
   const store = async (messages: readonly ConversationMessage[], gathered: boolean) => {
     latest = messages;
@@ -68,16 +71,16 @@ export function createTurnMessageWriter(
       }
     });
     if (changes.update.length === 0 && changes.append.length === 0) return;
-    const rows = await chats.saveMessages(
-      chatId,
-      changes,
-      gathered ? { gathered: true, keepChatTime: true } : {},
-    );
+    const rows = await chats.saveMessages(chatId, changes, {
+      ...(gathered ? { gathered: true, keepChatTime: true } : {}),
+      ...(lastAppendedAt === undefined ? {} : { after: lastAppendedAt }),
+    });
     // Only once the transaction committed; after a failure the next save tries the same again.
     for (const { entry, json } of rewritten) entry.json = json;
     rows.forEach((row, index) => {
       const entry = appended[index] as { json: string; role: string };
       stored.push({ id: row.id, ...entry });
+      lastAppendedAt = row.createdAt;
     });
   };
 

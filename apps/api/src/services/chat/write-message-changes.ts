@@ -95,11 +95,20 @@ function rowValues(rows: readonly MessageRow[]): Record<string, string | null> {
   return values;
 }
 
+/** The time of the chat's last message, in milliseconds (0 for a chat without messages). */
+async function latestMessageTime(
+  transaction: Transaction<DatabaseSchema>,
+  chatId: string,
+): Promise<number> {
+  const last = (await transaction.executeQuery(latestMessageAt(transaction, { chatId }))).rows[0];
+  return last?.latest ? Date.parse(readTimestamp(last.latest)) : 0;
+}
+
 /**
  * One save of a chat's messages inside `transaction` (`saveMessages` runs it
  * in a transaction of its own or shares one, `group-commit.ts`): rewrites the
  * updated messages, then appends the new ones strictly after the chat's last
- * message and, unless `keepChatTime`, moves the chat's `updated_at` to the
+ * message (read, unless the caller vouches for it with `after`) and, unless `keepChatTime`, moves the chat's `updated_at` to the
  * last one's time. Throws, for the caller to roll back, when an update
  * names a message the chat does not have.
  */
@@ -108,7 +117,7 @@ export async function writeMessageChanges(
   chatId: string,
   changes: MessageChanges,
   now: () => number = Date.now,
-  options: Pick<SaveMessagesOptions, 'keepChatTime'> = {},
+  options: Pick<SaveMessagesOptions, 'keepChatTime' | 'after'> = {},
 ): Promise<StoredMessage[]> {
   const updates = changes.update ?? [];
   const messages = changes.append ?? [];
@@ -127,8 +136,8 @@ export async function writeMessageChanges(
       throw new Error(`Message "${update.id}" is not a message of chat "${chatId}".`);
   }
   if (messages.length === 0) return [];
-  const last = (await transaction.executeQuery(latestMessageAt(transaction, { chatId }))).rows[0];
-  const latest = last?.latest ? Date.parse(readTimestamp(last.latest)) : 0;
+  const latest =
+    options.after !== undefined ? Date.parse(options.after) : await latestMessageTime(transaction, chatId);
   // Strictly after the chat's last message, one millisecond apart: order is the write order.
   const start = Math.max(now(), latest + 1);
   const stored = messages.map((message, index) => ({

@@ -116,6 +116,36 @@ describeEachDatabase('chat repository', (_kind, current) => {
     expect([...messageIds].sort()).toEqual(messageIds);
   });
 
+  test("saveMessages with `after` stamps new messages after that time without reading the chat's last one", async () => {
+    const { database } = current();
+    const frozen = 1_760_000_000_000;
+    const chats = createChatRepository(database, () => frozen);
+    const owner = await insertTestUser(database);
+    const chat = await chats.create(owner, newChat);
+    const [first] = await chats.appendMessages(chat.id, [
+      { role: 'user', parts: [{ type: 'text', text: 'first' }] },
+    ]);
+    expect(first?.createdAt).toBe(new Date(frozen).toISOString());
+    // Read: strictly after the stored message, although the clock has not moved.
+    const [read] = await chats.saveMessages(chat.id, {
+      append: [{ role: 'assistant', parts: [{ type: 'text', text: 'read' }] }],
+    });
+    expect(read?.createdAt).toBe(new Date(frozen + 1).toISOString());
+    // Vouched for: the caller's time is taken as the chat's last, and the clock's is later.
+    const [vouched] = await chats.saveMessages(
+      chat.id,
+      { append: [{ role: 'assistant', parts: [{ type: 'text', text: 'vouched' }] }] },
+      { after: new Date(frozen - 60_000).toISOString() },
+    );
+    expect(vouched?.createdAt).toBe(new Date(frozen).toISOString());
+    const [later] = await chats.saveMessages(
+      chat.id,
+      { append: [{ role: 'assistant', parts: [{ type: 'text', text: 'later' }] }] },
+      { after: new Date(frozen + 5).toISOString() },
+    );
+    expect(later?.createdAt).toBe(new Date(frozen + 6).toISOString());
+  });
+
   test('saveMessages rewrites stored parts and appends in one transaction; a message of another chat rolls it all back', async () => {
     const { database } = current();
     const chats = createChatRepository(database);

@@ -7,7 +7,10 @@
  */
 import { expect, test } from 'bun:test';
 import type { ConversationMessage } from '@mango/shared';
-import { createChatRepository } from '../../../../src/services/chat/chat-repository';
+import {
+  type ChatRepository,
+  createChatRepository,
+} from '../../../../src/services/chat/chat-repository';
 import { createTurnMessageWriter } from '../../../../src/services/chat/turn-message-writer';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestChat, insertTestUser } from '../../../support/test-rows';
@@ -70,6 +73,34 @@ describeEachDatabase('turn message writer', (kind, current) => {
     const ended = await chatTime();
     expect(ended).toBe(await lastMessageTime());
     expect(Date.parse(ended as string)).toBeGreaterThan(Date.parse(started as string));
+  });
+
+  test('after its first save the writer vouches for the chat\'s last message time, so later saves do not read it', async () => {
+    const { database } = current();
+    const repository = createChatRepository(database);
+    const chatId = await insertTestChat(database, await insertTestUser(database));
+    const given: (string | undefined)[] = [];
+    const chats: Pick<ChatRepository, 'saveMessages'> = {
+      saveMessages: (id, changes, options) => {
+        given.push(options?.after);
+        return repository.saveMessages(id, changes, options);
+      },
+    };
+    const writer = createTurnMessageWriter(chats, chatId);
+    const messages = [said('user', 'hello')];
+    await writer.save(messages);
+    messages.push(said('assistant', 'step'));
+    await writer.checkpoint(messages);
+    messages[1] = said('assistant', 'step, rewritten');
+    await writer.checkpoint(messages);
+    messages.push(said('assistant', 'answer'));
+    await writer.save(messages);
+    const stamps = (await repository.listMessages(chatId)).map((message) => message.createdAt);
+    expect(stamps).toHaveLength(3);
+    // The first save reads; each later one names the last message the writer appended.
+    expect(given).toEqual([undefined, stamps[0], stamps[1], stamps[1]]);
+    expect(new Set(stamps).size).toBe(3);
+    expect([...stamps].sort()).toEqual(stamps);
   });
 
   if (kind === 'sqlite')
