@@ -137,7 +137,9 @@ export async function writeMessageChanges(
   }
   if (messages.length === 0) return [];
   const latest =
-    options.after !== undefined ? Date.parse(options.after) : await latestMessageTime(transaction, chatId);
+    options.after !== undefined
+      ? Date.parse(options.after)
+      : await latestMessageTime(transaction, chatId);
   // Strictly after the chat's last message, one millisecond apart: order is the write order.
   const start = Math.max(now(), latest + 1);
   const stored = messages.map((message, index) => ({

@@ -75,7 +75,7 @@ describeEachDatabase('turn message writer', (kind, current) => {
     expect(Date.parse(ended as string)).toBeGreaterThan(Date.parse(started as string));
   });
 
-  test('after its first save the writer vouches for the chat\'s last message time, so later saves do not read it', async () => {
+  test("after its first save the writer vouches for the chat's last message time, so later saves do not read it", async () => {
     const { database } = current();
     const repository = createChatRepository(database);
     const chatId = await insertTestChat(database, await insertTestUser(database));
