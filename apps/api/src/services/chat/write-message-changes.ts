@@ -108,7 +108,8 @@ async function latestMessageTime(
  * One save of a chat's messages inside `transaction` (`saveMessages` runs it
  * in a transaction of its own or shares one, `group-commit.ts`): rewrites the
  * updated messages, then appends the new ones strictly after the chat's last
- * message (read, unless the caller vouches for it with `after`) and, unless `keepChatTime`, moves the chat's `updated_at` to the
+ * message (whose time is read, unless the caller vouches for it with
+ * `after`) and, unless `keepChatTime`, moves the chat's `updated_at` to the
  * last one's time. Throws, for the caller to roll back, when an update
  * names a message the chat does not have.
  */
