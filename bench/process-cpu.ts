@@ -1,7 +1,10 @@
 /** CPU time of processes and their threads, read from /proc (Linux), in milliseconds. */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** User plus system time of the process or thread whose `stat` file this is, ms (10 ms ticks). */
+/**
+ * User plus system time (fields 14 and 15) of the process or thread whose
+ * `stat` file this is, ms (clock ticks of 10 ms on Linux).
+ */
 export function cpuMsOf(statPath: string): number {
   const stat = readFileSync(statPath, 'latin1');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

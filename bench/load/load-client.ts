@@ -162,7 +162,6 @@ async function readToDone(response: Response): Promise<DoneFrame | undefined> {
   }
 }
 
-/** The CPU time (utime + stime, fields 14 and 15; clock ticks of 10 ms on Linux) of a `stat` file, ms. */
 interface BenchCpu {
   fake: number;
   client: number;

@@ -80,8 +80,8 @@ export function createTurnMessageWriter(
     rows.forEach((row, index) => {
       const entry = appended[index] as { json: string; role: string };
       stored.push({ id: row.id, ...entry });
-      lastAppendedAt = row.createdAt;
     });
+    lastAppendedAt = rows.at(-1)?.createdAt ?? lastAppendedAt;
   };
 
   return {
