@@ -339,10 +339,12 @@ export function createAuth(options: AuthOptions): AuthService {
       // Without a live feed a revocation elsewhere could go unheard: verify every time.
       const cached = verified.lookup(cacheKey);
       if (cached?.fresh) return cached.value;
-      const read = verified.startRead(cacheKey);
-      const user = bearer ? await verifyApiKey(bearer, headers) : await verifySession(headers);
-      if (user) read.store(user.user, { ttlMs: user.ttl });
-      return user?.user ?? null;
+      // Requests that miss together (the entry expired under load) share one verification.
+      return verified.readShared(cacheKey, async (read) => {
+        const user = bearer ? await verifyApiKey(bearer, headers) : await verifySession(headers);
+        if (user) read.store(user.user, { ttlMs: user.ttl });
+        return user?.user ?? null;
+      });
     },
   };
 

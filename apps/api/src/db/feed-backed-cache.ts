@@ -46,6 +46,14 @@ export interface FeedBackedCache<V> {
   lookup(key: string): CachedValue<V> | undefined;
   /** Call before reading the source, so a change that lands during the read is noticed. */
   startRead(key: string): FeedBackedRead<V>;
+  /**
+   * Runs `read` (given what `startRead` gives), or joins the read of the same
+   * key already running: many requests that miss together (an entry that
+   * expired under load) cost one read. A caller joins only while the feed is
+   * live and nothing changed under the key since that read started; otherwise
+   * it starts its own.
+   */
+  readShared<R>(key: string, read: (started: FeedBackedRead<V>) => Promise<R>): Promise<R>;
   /** Drops one entry on this instance (after writing it, before signalling the others). */
   forget(key: string): void;
   /** Drops every entry on this instance. */
@@ -63,6 +71,11 @@ export function createFeedBackedCache<V>(options: FeedBackedCacheOptions): FeedB
   const generations = new Map<string, number>();
   let epoch = 0;
   const isLive = () => options.feed?.isLive() ?? false;
+  /** Reads running for `readShared`, with the key's generation and the epoch they started in. */
+  const running = new Map<
+    string,
+    { result: Promise<unknown>; generation: number; epoch: number }
+  >();
 
   const forget = (key: string) => {
     entries.delete(key);
@@ -78,31 +91,48 @@ export function createFeedBackedCache<V>(options: FeedBackedCacheOptions): FeedB
     onReset: forgetAll,
   });
 
+  const startRead = (key: string): FeedBackedRead<V> => {
+    const liveAtStart = isLive();
+    const generation = generations.get(key) ?? 0;
+    const epochAtStart = epoch;
+    return {
+      store(value, storeOptions) {
+        const vouched =
+          liveAtStart &&
+          epoch === epochAtStart &&
+          (generations.get(key) ?? 0) === generation &&
+          isLive();
+        if (!vouched && !options.keepUnvouched) return;
+        entries.set(
+          key,
+          { value, vouched },
+          storeOptions?.ttlMs === undefined ? undefined : { ttl: storeOptions.ttlMs },
+        );
+      },
+    };
+  };
+
   return {
     lookup(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
       return { value: entry.value, fresh: entry.vouched && isLive() };
     },
-    startRead(key) {
-      const liveAtStart = isLive();
+    startRead,
+    readShared<R>(key: string, read: (started: FeedBackedRead<V>) => Promise<R>): Promise<R> {
       const generation = generations.get(key) ?? 0;
-      const epochAtStart = epoch;
-      return {
-        store(value, storeOptions) {
-          const vouched =
-            liveAtStart &&
-            epoch === epochAtStart &&
-            (generations.get(key) ?? 0) === generation &&
-            isLive();
-          if (!vouched && !options.keepUnvouched) return;
-          entries.set(
-            key,
-            { value, vouched },
-            storeOptions?.ttlMs === undefined ? undefined : { ttl: storeOptions.ttlMs },
-          );
-        },
+      const current = running.get(key);
+      if (current?.generation === generation && current.epoch === epoch && isLive())
+        return current.result as Promise<R>;
+      const result = read(startRead(key));
+      if (!isLive()) return result;
+      const entry = { result, generation, epoch };
+      running.set(key, entry);
+      const done = () => {
+        if (running.get(key) === entry) running.delete(key);
       };
+      result.then(done, done);
+      return result;
     },
     forget,
     forgetAll,

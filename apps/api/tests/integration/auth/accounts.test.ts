@@ -103,6 +103,41 @@ describeEachDatabase('accounts', (_kind, current) => {
     expect(await app.auth.authenticate(new Headers())).toBeNull();
   });
 
+  test('requests that miss the credential cache together share one verification of the key', async () => {
+    const signIn = await app.fetch('/api/auth/sign-in/email', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'admin@example.test', password: TEST_PASSWORD }),
+    });
+    const created = await app.fetch('/api/auth/api-key/create', {
+      method: 'POST',
+      headers: { ...json, cookie: cookieFrom(signIn) },
+      body: JSON.stringify({ name: 'burst' }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    // Counts better-auth's verifications (each a read of the key and two updates of it).
+    const api = app.auth.api as unknown as { verifyApiKey: (...args: unknown[]) => unknown };
+    const verifyApiKey = api.verifyApiKey;
+    let verifications = 0;
+    api.verifyApiKey = (...args) => {
+      verifications += 1;
+      return verifyApiKey(...args);
+    };
+    try {
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          app.auth.authenticate(new Headers({ authorization: `Bearer ${key}` })),
+        ),
+      );
+      expect(burst.map((user) => user?.email)).toEqual(
+        Array.from({ length: 20 }, () => 'admin@example.test'),
+      );
+      expect(verifications).toBe(1);
+    } finally {
+      api.verifyApiKey = verifyApiKey;
+    }
+  });
+
   test('after signing out, the old session cookie is refused at once', async () => {
     const signIn = await app.fetch('/api/auth/sign-in/email', {
       method: 'POST',

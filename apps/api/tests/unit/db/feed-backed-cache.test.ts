@@ -152,4 +152,95 @@ describe('feed-backed cache', () => {
     expect(await waitUntil(() => cache.lookup('alice') === undefined)).toBe(true);
     expect(cache.lookup('bob')?.fresh).toBe(true);
   });
+
+  describe('readShared', () => {
+    /** A read the test finishes by hand, counting how many were started. */
+    function manualReads() {
+      const finishers: ((value: string) => void)[] = [];
+      return {
+        started: () => finishers.length,
+        read: (started: { store(value: string): void }) =>
+          new Promise<string>((resolve) => {
+            finishers.push((value) => {
+              started.store(value);
+              resolve(value);
+            });
+          }),
+        finish: (index: number, value: string) => finishers[index]?.(value),
+      };
+    }
+
+    test('misses of one key that overlap share a single read, and its result', async () => {
+      const manual = createManualFeed();
+      const cache = cacheWith(manual.feed);
+      const reads = manualReads();
+      const results = Array.from({ length: 20 }, () => cache.readShared('alice', reads.read));
+      const other = cache.readShared('bob', reads.read);
+      expect(reads.started()).toBe(2);
+      reads.finish(0, 'alice-v1');
+      reads.finish(1, 'bob-v1');
+      expect(await Promise.all(results)).toEqual(Array.from({ length: 20 }, () => 'alice-v1'));
+      expect(await other).toBe('bob-v1');
+      expect(cache.lookup('alice')).toEqual({ value: 'alice-v1', fresh: true });
+      // Once it has ended, the next miss reads again.
+      void cache.readShared('alice', reads.read);
+      expect(reads.started()).toBe(3);
+    });
+
+    test('a change under the key, or a reset, while a read runs makes later callers read anew', async () => {
+      const manual = createManualFeed();
+      const cache = cacheWith(manual.feed);
+      const reads = manualReads();
+      const before = cache.readShared('alice', reads.read);
+      manual.change('alice');
+      const afterChange = cache.readShared('alice', reads.read);
+      manual.reset();
+      const afterReset = cache.readShared('alice', reads.read);
+      expect(reads.started()).toBe(3);
+      reads.finish(0, 'stale');
+      reads.finish(1, 'also stale');
+      reads.finish(2, 'current');
+      expect([await before, await afterChange, await afterReset]).toEqual([
+        'stale',
+        'also stale',
+        'current',
+      ]);
+      expect(cache.lookup('alice')).toEqual({ value: 'current', fresh: true });
+    });
+
+    test('without a live feed every caller reads for itself', async () => {
+      const manual = createManualFeed();
+      manual.setLive(false);
+      const cache = cacheWith(manual.feed);
+      const reads = manualReads();
+      const results = [
+        cache.readShared('alice', reads.read),
+        cache.readShared('alice', reads.read),
+      ];
+      expect(reads.started()).toBe(2);
+      reads.finish(0, 'one');
+      reads.finish(1, 'two');
+      expect(await Promise.all(results)).toEqual(['one', 'two']);
+    });
+
+    test('a failed read fails every caller that shared it, and the next miss reads again', async () => {
+      const manual = createManualFeed();
+      const cache = cacheWith(manual.feed);
+      let started = 0;
+      const failing = async () => {
+        started += 1;
+        await Bun.sleep(1);
+        throw new Error('database unreachable');
+      };
+      const results = [cache.readShared('alice', failing), cache.readShared('alice', failing)];
+      for (const result of results) await expect(result).rejects.toThrow('database unreachable');
+      expect(started).toBe(1);
+      let again = 0;
+      const value = await cache.readShared('alice', async () => {
+        again += 1;
+        return 'alice-v1';
+      });
+      expect([value, again]).toEqual(['alice-v1', 1]);
+    });
+  });
 });
