@@ -175,12 +175,18 @@ export function createToolSettingsService(
       const listing = await listCatalog(userId);
       const cached = listCache.lookup(userId);
       if (cached?.fresh && sameShape(cached.value.catalog, listing)) return cached.value.tools;
-      const read = listCache.startRead(userId);
-      const rows = await repository.listForUser(userId);
+      // Requests that miss together (the entry expired under load) share the rows' read; each
+      // builds its list from its own catalog listing.
+      const { read, rows } = await listCache.readShared(userId, async (started) => ({
+        read: started,
+        rows: await repository.listForUser(userId),
+      }));
       const fingerprint = fingerprintOf(rows);
+      // Looked up again: a caller that shared the read finds the list the first one built.
+      const hint = listCache.lookup(userId) ?? cached;
       const tools =
-        cached?.value.fingerprint === fingerprint && sameShape(cached.value.catalog, listing)
-          ? cached.value.tools
+        hint?.value.fingerprint === fingerprint && sameShape(hint.value.catalog, listing)
+          ? hint.value.tools
           : listing.tools.map((listed) =>
               describeTool(listed, rows.get(listed.tool.definition.name)),
             );

@@ -33,6 +33,33 @@ describeEachDatabase('tool settings service', (_kind, current) => {
     expect(after.find((tool) => tool.name === 'switchable_probe')?.parameters.limit).toBe(3);
   });
 
+  test("requests that miss a user's list together share one read of the rows", async () => {
+    const { database } = current();
+    const userId = await insertTestUser(database);
+    await serviceFor().updateToolSettings(userId, 'switchable_probe', { parameters: { limit: 4 } });
+    const repository = createToolSettingsRepository(database);
+    let reads = 0;
+    const service = createToolSettingsService({
+      catalog: createToolCatalog([createBuiltinToolSource(registry)]),
+      repository: {
+        ...repository,
+        listForUser: (id) => {
+          reads += 1;
+          return repository.listForUser(id);
+        },
+      },
+      changes: database.changes,
+    });
+    expect(await waitUntil(() => database.changes.isLive(), 5_000)).toBe(true);
+    const lists = await Promise.all(
+      Array.from({ length: 20 }, () => service.listToolSettings(userId)),
+    );
+    expect(reads).toBe(1);
+    expect(lists[0]?.find((tool) => tool.name === 'switchable_probe')?.parameters.limit).toBe(4);
+    // All of them the same array, so its JSON is made once.
+    expect(new Set(lists).size).toBe(1);
+  });
+
   test('a change made through another instance is seen by this one', async () => {
     const { config, database } = current();
     const userId = await insertTestUser(database);
