@@ -15,15 +15,20 @@
  * Each round loads the four routes one after another, in an order that
  * rotates from round to round, and a ratio is taken within each round (the
  * settings route against the baseline of the same round), so a drift of the
- * machine between rounds does not land on one side. Prints requests per
- * second and p99 latency (medians over rounds), and each ratio's median over
- * the rounds with its lowest and highest round. On two cores autocannon needs
- * one of them, so a fast route's throughput is partly autocannon's: the CPU
- * time the servers (this process) spend per request is printed too, and its
- * ratio (the baseline's over the settings route's) is the throughput each
- * would reach on a core of its own.
+ * machine between rounds does not land on one side. Each database is measured
+ * in several processes one after another (PROCESSES), each with its own
+ * servers, warm-up and rounds: on a virtual machine a process can run slow for
+ * its whole life, every route in it (docs/operations.md#a-slow-process), so
+ * the figures are medians over the rounds of all of them, and each process's
+ * own line shows how fast its memory answered (random reads over 64 MiB, after
+ * its rounds). Prints requests per second and p99 latency, and each ratio's
+ * median with its lowest and highest round. On two cores autocannon needs one
+ * of them, so a fast route's throughput is partly autocannon's: the CPU time
+ * the servers' process spends per request is printed too, and its ratio (the
+ * baseline's over the settings route's) is the throughput each would reach on
+ * a core of its own.
  *
- *   npm run bench:settings          (DURATION=5 CONNECTIONS=50 ROUNDS=9 npm run bench:settings;
+ *   npm run bench:settings          (DURATION=5 CONNECTIONS=50 ROUNDS=5 PROCESSES=3 npm run bench:settings;
  *                                    BENCH_DATABASE=sqlite or postgres for one of them)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +37,7 @@ import { join } from 'node:path';
 import { Elysia } from 'elysia';
 import { createApp } from '../apps/api/src/app';
 import { createAuth } from '../apps/api/src/auth/create-auth';
-import { DATABASE_KINDS } from '../apps/api/src/db/column-types';
+import { DATABASE_KINDS, type DatabaseKind } from '../apps/api/src/db/column-types';
 import { type AppDatabase, type DatabaseConfig, openDatabase } from '../apps/api/src/db/database';
 import { migrateToLatest } from '../apps/api/src/db/migrate';
 import { createLogger } from '../apps/api/src/logger';
@@ -45,29 +50,35 @@ import {
   createToolCatalog,
   defaultToolRegistry,
 } from '../apps/api/src/services/tools';
+import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
-import { withBenchPostgres } from './bench-postgres';
-import { numberFromEnv } from './env-options';
+import { choiceFromEnv, numberFromEnv } from './env-options';
+import { memoryProbeNsPerRead } from './memory-probe';
 import { cpuMsByThread } from './process-cpu';
+import {
+  mainMicros,
+  type ProcessLoads,
+  type Ratio,
+  type RoundLoads,
+  type Route,
+  type RouteLoad,
+  type RouteSummary,
+  summariseRoute,
+  throughputRatio,
+} from './settings-figures';
 
 const DURATION_SECONDS = numberFromEnv('DURATION', 2, { min: 0.1, fractional: true });
 const CONNECTIONS = numberFromEnv('CONNECTIONS', 32);
-const ROUNDS = numberFromEnv('ROUNDS', 7);
+const ROUNDS = numberFromEnv('ROUNDS', 3);
+const PROCESSES = numberFromEnv('PROCESSES', 3);
 const AUTOCANNON = join(import.meta.dir, '../node_modules/autocannon/autocannon.js');
-
-interface LoadResult {
-  requestsPerSecond: number;
-  /** CPU time of this process (the servers run in it; autocannon does not) per request, µs. */
-  cpuMicrosPerRequest: number;
-  /** The same by thread of this process (`main` runs the JavaScript), µs per request. */
-  threadMicrosPerRequest: Map<string, number>;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-}
+/** Set by the bench for the processes it starts: the database one of them measures (JSON). */
+const PROCESS_DATABASE = 'SETTINGS_BENCH_PROCESS_DATABASE';
+/** The line before a measuring process's result on its stdout. */
+const RESULT_MARK = 'settings-bench-result:';
 
 /** Runs autocannon in its own process (node), so the load generator does not share the server's thread. */
-async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
+async function load(url: string, headers: Record<string, string> = {}): Promise<RouteLoad> {
   const headerArgs = Object.entries(headers).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
   const cpuBefore = process.cpuUsage();
   const threadsBefore = cpuMsByThread(process.pid);
@@ -100,9 +111,9 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
     non2xx: number;
   };
   const requests = Math.max(1, result.requests.total);
-  const threadMicrosPerRequest = new Map<string, number>();
+  const threadMicrosPerRequest: Record<string, number> = {};
   for (const [name, ms] of threadsAfter)
-    threadMicrosPerRequest.set(name, ((ms - (threadsBefore.get(name) ?? 0)) * 1000) / requests);
+    threadMicrosPerRequest[name] = ((ms - (threadsBefore.get(name) ?? 0)) * 1000) / requests;
   return {
     requestsPerSecond: result.requests.average,
     cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
@@ -125,21 +136,13 @@ async function signUp(url: string): Promise<{ cookie: string; apiKey: string }> 
   return { cookie, apiKey: key };
 }
 
-/** Each thread's median over the rounds, busiest first. */
-function threadsOf(rounds: Map<string, number>[]): Map<string, number> {
-  const names = new Set(rounds.flatMap((round) => [...round.keys()]));
-  const medians = [...names].map(
-    (name) => [name, median(rounds.map((round) => round.get(name) ?? 0))] as const,
-  );
-  return new Map(medians.sort((a, b) => b[1] - a[1]));
+interface MeasuredProcess extends ProcessLoads {
+  tools: number;
+  bodyBytes: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-async function benchDatabase(label: string, config: DatabaseConfig): Promise<void> {
+/** In a measuring process: starts the servers on the database, loads the routes round by round. */
+async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
   const database: AppDatabase = openDatabase(config);
   await migrateToLatest(database);
   // Request logs are formatted as in production but not written anywhere.
@@ -187,104 +190,133 @@ async function benchDatabase(label: string, config: DatabaseConfig): Promise<voi
     await load(settingsUrl, { cookie });
     await load(settingsUrl, { authorization: `Bearer ${apiKey}` });
 
-    type Route = 'bare' | 'sameBody' | 'cookie' | 'apiKey';
-    const targets: Record<Route, () => Promise<LoadResult>> = {
+    const targets: Record<Route, () => Promise<RouteLoad>> = {
       bare: () => load(`${bareUrl}/bare`),
       sameBody: () => load(`${bareUrl}/same-body`),
       cookie: () => load(settingsUrl, { cookie }),
       apiKey: () => load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
     };
     const order: Route[] = ['bare', 'sameBody', 'cookie', 'apiKey'];
-    const rounds: Record<Route, LoadResult>[] = [];
+    const rounds: RoundLoads[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const results: Partial<Record<Route, LoadResult>> = {};
+      const results: Partial<RoundLoads> = {};
       for (let step = 0; step < order.length; step += 1) {
         const route = order[(round + step) % order.length] as Route;
         results[route] = await targets[route]();
       }
-      rounds.push(results as Record<Route, LoadResult>);
+      rounds.push(results as RoundLoads);
     }
-    const summarise = (route: Route) => ({
-      requestsPerSecond: median(rounds.map((round) => round[route].requestsPerSecond)),
-      cpuMicros: median(rounds.map((round) => round[route].cpuMicrosPerRequest)),
-      threads: threadsOf(rounds.map((round) => round[route].threadMicrosPerRequest)),
-      p99Ms: median(rounds.map((round) => round[route].p99Ms)),
-      failures: rounds.reduce((sum, round) => sum + round[route].errors + round[route].non2xx, 0),
-    });
-    /** The route's throughput over the baseline's, round by round: median, lowest, highest. */
-    const ratio = (route: Route, baseline: Route) => {
-      const values = rounds.map(
-        (round) => round[route].requestsPerSecond / round[baseline].requestsPerSecond,
-      );
-      const range = `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
-      return `${median(values).toFixed(2)}x (${range})`;
-    };
-    const bareSummary = summarise('bare');
-    const sameBodySummary = summarise('sameBody');
-    console.log(
-      `\n${label} (${tools} tools, ${(body.length / 1024).toFixed(1)} KB response, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_SECONDS} s per route, order rotating; medians over rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
-        .map((value) => value.toFixed(2))
-        .join(' ')})`,
-    );
-    // The threads that took at least 0.5 µs per request on some route, busiest first.
-    const threadLine = (summary: ReturnType<typeof summarise>) =>
-      `  ${''.padEnd(30)} by thread (µs/request): ${[...summary.threads]
-        .filter(([, micros]) => micros >= 0.5)
-        .map(([name, micros]) => `${name} ${micros.toFixed(1)}`)
-        .join(', ')}`;
-    const routeLine = (name: string, summary: ReturnType<typeof summarise>) =>
-      `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms`;
-    console.log(
-      `${routeLine('bare route, "ok"', bareSummary)}  server CPU ${bareSummary.cpuMicros.toFixed(0)} µs/request`,
-    );
-    console.log(threadLine(bareSummary));
-    console.log(
-      `${routeLine('bare route, same body', sameBodySummary)}  server CPU ${sameBodySummary.cpuMicros.toFixed(0)} µs/request`,
-    );
-    console.log(threadLine(sameBodySummary));
-    for (const [name, route] of [
-      ['settings, session cookie', 'cookie'],
-      ['settings, API key (bearer)', 'apiKey'],
-    ] as const) {
-      const summary = summarise(route);
-      console.log(
-        `${routeLine(name, summary)}  ${ratio(route, 'sameBody')} same body (target >= 0.80x), ${ratio(route, 'bare')} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
-      );
-      console.log(
-        `  ${''.padEnd(30)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(sameBodySummary.cpuMicros / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bareSummary.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
-      );
-      console.log(threadLine(summary));
-    }
+    return { rounds, memoryNsPerRead: memoryProbeNsPerRead(), tools, bodyBytes: body.length };
   } finally {
     await bareServer.stop(true);
     await server.stop();
   }
 }
 
-/**
- * Each database is measured in a process of its own (this script, run again
- * with BENCH_DATABASE set), so neither inherits the other's heap, caches and
- * threads.
- */
-const only = process.env.BENCH_DATABASE;
-if (only === 'sqlite') {
-  const sqliteDirectory = mkdtempSync(join(tmpdir(), 'mango-bench-'));
+/** Starts a process that measures one database; resolves with what it measured. */
+async function measureInProcess(config: DatabaseConfig): Promise<MeasuredProcess> {
+  const child = Bun.spawn([process.execPath, import.meta.path], {
+    env: { ...process.env, [PROCESS_DATABASE]: JSON.stringify(config) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [output, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  const at = output.lastIndexOf(RESULT_MARK);
+  if (code !== 0 || at < 0)
+    throw new Error(`a measuring process failed (exit ${code}): ${output.slice(-2000)}`);
+  return JSON.parse(output.slice(at + RESULT_MARK.length)) as MeasuredProcess;
+}
+
+/** Measures one database in PROCESSES processes, one after another. */
+async function benchDatabase(kind: DatabaseKind): Promise<MeasuredProcess[]> {
+  const measured: MeasuredProcess[] = [];
+  if (kind === 'sqlite') {
+    for (let index = 0; index < PROCESSES; index += 1) {
+      const directory = mkdtempSync(join(tmpdir(), 'mango-bench-'));
+      try {
+        measured.push(
+          await measureInProcess({ kind: 'sqlite', path: join(directory, 'mango.db') }),
+        );
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    }
+    return measured;
+  }
+  // One throwaway PostgreSQL; each process gets a fresh database in it.
+  const postgres = await startTestPostgres();
   try {
-    await benchDatabase('SQLite', { kind: 'sqlite', path: join(sqliteDirectory, 'mango.db') });
+    for (let index = 0; index < PROCESSES; index += 1)
+      measured.push(
+        await measureInProcess({ kind: 'postgres', url: await postgres.createDatabase() }),
+      );
   } finally {
-    rmSync(sqliteDirectory, { recursive: true, force: true });
+    postgres.stop();
   }
-} else if (only === 'postgres') {
-  await withBenchPostgres((url) => benchDatabase('PostgreSQL', { kind: 'postgres', url }));
-} else if (only !== undefined) {
-  console.error(`BENCH_DATABASE must be sqlite or postgres, not "${only}".`);
-  process.exit(2);
+  return measured;
+}
+
+const formatRatio = (ratio: Ratio) =>
+  `${ratio.median.toFixed(2)}x (${ratio.lowest.toFixed(2)}-${ratio.highest.toFixed(2)})`;
+
+function printDatabase(label: string, measured: MeasuredProcess[]): void {
+  const [first] = measured;
+  if (!first) return;
+  console.log(
+    `\n${label} (${first.tools} tools, ${(first.bodyBytes / 1024).toFixed(1)} KB response, ${CONNECTIONS} connections, ${measured.length} processes of ${ROUNDS} rounds, ${DURATION_SECONDS} s per route, order rotating; medians over all rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')})`,
+  );
+  // The threads that took at least 0.5 µs per request on some route, busiest first.
+  const threadLine = (summary: RouteSummary) =>
+    `  ${''.padEnd(30)} by thread (µs/request): ${summary.threads
+      .filter(([, micros]) => micros >= 0.5)
+      .map(([name, micros]) => `${name} ${micros.toFixed(1)}`)
+      .join(', ')}`;
+  const routeLine = (name: string, summary: RouteSummary) =>
+    `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms`;
+  const bare = summariseRoute(measured, 'bare');
+  const sameBody = summariseRoute(measured, 'sameBody');
+  console.log(
+    `${routeLine('bare route, "ok"', bare)}  server CPU ${bare.cpuMicros.toFixed(0)} µs/request`,
+  );
+  console.log(threadLine(bare));
+  console.log(
+    `${routeLine('bare route, same body', sameBody)}  server CPU ${sameBody.cpuMicros.toFixed(0)} µs/request`,
+  );
+  console.log(threadLine(sameBody));
+  for (const [name, route] of [
+    ['settings, session cookie', 'cookie'],
+    ['settings, API key (bearer)', 'apiKey'],
+  ] as const) {
+    const summary = summariseRoute(measured, route);
+    console.log(
+      `${routeLine(name, summary)}  ${formatRatio(throughputRatio(measured, route, 'sameBody'))} same body (target >= 0.80x), ${formatRatio(throughputRatio(measured, route, 'bare'))} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
+    );
+    console.log(
+      `  ${''.padEnd(30)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(sameBody.cpuMicros / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bare.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
+    );
+    console.log(threadLine(summary));
+  }
+  console.log(
+    '  by process: memory (random reads over 64 MiB, ns each), then JavaScript-thread µs per request (medians over its rounds) and throughput against the same body',
+  );
+  measured.forEach((one, index) => {
+    const ratio = (route: Route) => throughputRatio([one], route, 'sameBody').median.toFixed(2);
+    console.log(
+      `  ${`process ${index + 1}`.padEnd(12)} memory ${one.memoryNsPerRead.toFixed(1).padStart(5)} ns   same body ${mainMicros(one, 'sameBody').toFixed(1)}, cookie ${mainMicros(one, 'cookie').toFixed(1)} (${ratio('cookie')}x), API key ${mainMicros(one, 'apiKey').toFixed(1)} (${ratio('apiKey')}x)`,
+    );
+  });
+}
+
+const ownDatabase = process.env[PROCESS_DATABASE];
+if (ownDatabase !== undefined) {
+  const measured = await measure(JSON.parse(ownDatabase) as DatabaseConfig);
+  console.log(`${RESULT_MARK}${JSON.stringify(measured)}`);
 } else {
-  for (const database of DATABASE_KINDS) {
-    const child = Bun.spawn([process.execPath, import.meta.path], {
-      env: { ...process.env, BENCH_DATABASE: database },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if ((await child.exited) !== 0) process.exit(1);
-  }
+  const only = process.env.BENCH_DATABASE?.trim()
+    ? choiceFromEnv('BENCH_DATABASE', 'sqlite', DATABASE_KINDS)
+    : undefined;
+  const labels: Record<DatabaseKind, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+  for (const kind of only ? [only] : DATABASE_KINDS)
+    printDatabase(labels[kind], await benchDatabase(kind));
 }

@@ -1,0 +1,88 @@
+/**
+ * The settings bench's arithmetic (bench/settings-api.ts): its rounds come
+ * from several processes, and every figure is taken over all their rounds,
+ * so one process that runs slow (docs/operations.md#a-slow-process) is one
+ * voice of several rather than the whole result.
+ */
+import { median } from './load/figures';
+
+export const ROUTES = ['bare', 'sameBody', 'cookie', 'apiKey'] as const;
+export type Route = (typeof ROUTES)[number];
+
+/** One route loaded for one round. */
+export interface RouteLoad {
+  requestsPerSecond: number;
+  /** CPU time of the servers' process per request, µs. */
+  cpuMicrosPerRequest: number;
+  /** The same by thread (`main` runs the JavaScript), µs per request. */
+  threadMicrosPerRequest: Record<string, number>;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export type RoundLoads = Record<Route, RouteLoad>;
+
+/** What one process measured: its rounds, and how fast its memory answered afterwards. */
+export interface ProcessLoads {
+  rounds: RoundLoads[];
+  memoryNsPerRead: number;
+}
+
+export interface RouteSummary {
+  requestsPerSecond: number;
+  cpuMicros: number;
+  /** Each thread's median µs per request, busiest first. */
+  threads: [name: string, micros: number][];
+  p99Ms: number;
+  failures: number;
+}
+
+export interface Ratio {
+  median: number;
+  lowest: number;
+  highest: number;
+}
+
+function roundsOf(processes: readonly ProcessLoads[]): RoundLoads[] {
+  return processes.flatMap((process) => process.rounds);
+}
+
+/** A route's medians over every round of every process. */
+export function summariseRoute(processes: readonly ProcessLoads[], route: Route): RouteSummary {
+  const loads = roundsOf(processes).map((round) => round[route]);
+  const names = [...new Set(loads.flatMap((load) => Object.keys(load.threadMicrosPerRequest)))];
+  return {
+    requestsPerSecond: median(loads.map((load) => load.requestsPerSecond)),
+    cpuMicros: median(loads.map((load) => load.cpuMicrosPerRequest)),
+    threads: names
+      .map((name): [string, number] => [
+        name,
+        median(loads.map((load) => load.threadMicrosPerRequest[name] ?? 0)),
+      ])
+      .sort((a, b) => b[1] - a[1]),
+    p99Ms: median(loads.map((load) => load.p99Ms)),
+    failures: loads.reduce((sum, load) => sum + load.errors + load.non2xx, 0),
+  };
+}
+
+/**
+ * The route's throughput over the baseline's, taken within each round (both
+ * loaded minutes apart at most, in the same process), then the median, the
+ * lowest and the highest over every round of every process.
+ */
+export function throughputRatio(
+  processes: readonly ProcessLoads[],
+  route: Route,
+  baseline: Route,
+): Ratio {
+  const values = roundsOf(processes).map(
+    (round) => round[route].requestsPerSecond / round[baseline].requestsPerSecond,
+  );
+  return { median: median(values), lowest: Math.min(...values), highest: Math.max(...values) };
+}
+
+/** A route's median µs per request on the JavaScript thread within one process. */
+export function mainMicros(process: ProcessLoads, route: Route): number {
+  return median(process.rounds.map((round) => round[route].threadMicrosPerRequest.main ?? 0));
+}
