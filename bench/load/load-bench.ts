@@ -400,9 +400,10 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
   const memory = figures.memory;
   if (memory) {
     const heap = (memory.running.heapUsed - memory.idle.heapUsed) / memory.turns;
+    const external = (memory.running.external - memory.idle.external) / memory.turns;
     const rss = (memory.running.rss - memory.idle.rss) / memory.turns;
     console.log(
-      `  memory per running turn (${memory.turns} held running, after a full GC): heap ${kib(heap)} KiB, rss ${kib(rss)} KiB (server heap ${mib(memory.idle.heapUsed)} → ${mib(memory.running.heapUsed)} MiB, rss ${mib(memory.idle.rss)} → ${mib(memory.running.rss)} MiB, peak rss ${mib(memory.running.rssPeak)} MiB)`,
+      `  memory per running turn (${memory.turns} held running, after a full GC): heap ${kib(heap)} KiB (${kib(external)} KiB of it buffers outside the collector's cells, counted as external), rss ${kib(rss)} KiB (server heap ${mib(memory.idle.heapUsed)} → ${mib(memory.running.heapUsed)} MiB, rss ${mib(memory.idle.rss)} → ${mib(memory.running.rss)} MiB, peak rss ${mib(memory.running.rssPeak)} MiB)`,
     );
   }
 }

@@ -13,7 +13,12 @@ if (file)
     const usage = process.memoryUsage();
     writeFileSync(
       `${file}.partial`,
-      JSON.stringify({ heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, rss: usage.rss }),
+      JSON.stringify({
+        heapUsed: usage.heapUsed,
+        heapTotal: usage.heapTotal,
+        external: usage.external,
+        rss: usage.rss,
+      }),
     );
     renameSync(`${file}.partial`, file);
   });

@@ -6,8 +6,16 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
 export interface ServerMemory {
-  /** Live JavaScript heap after a full collection, in bytes. */
+  /**
+   * Live JavaScript heap after a full collection, in bytes, with the memory
+   * outside it that its objects hold and report to the collector (`external`).
+   */
   heapUsed: number;
+  /**
+   * Of `heapUsed`, the memory outside the collector's own cells: buffers
+   * native code keeps for JavaScript objects, in bytes.
+   */
+  external: number;
   /** Resident set (VmRSS) once collected, in bytes. */
   rss: number;
   /** The resident set's high-water mark (VmHWM) so far, in bytes. */
@@ -31,6 +39,9 @@ export async function readServerMemory(pid: number, file: string): Promise<Serve
       throw new Error(`the server's memory probe wrote nothing to ${file} within 10 s`);
     await Bun.sleep(5);
   }
-  const { heapUsed } = JSON.parse(readFileSync(file, 'utf8')) as { heapUsed: number };
-  return { heapUsed, rss: statusBytes(pid, 'VmRSS'), rssPeak: statusBytes(pid, 'VmHWM') };
+  const { heapUsed, external } = JSON.parse(readFileSync(file, 'utf8')) as {
+    heapUsed: number;
+    external: number;
+  };
+  return { heapUsed, external, rss: statusBytes(pid, 'VmRSS'), rssPeak: statusBytes(pid, 'VmHWM') };
 }
