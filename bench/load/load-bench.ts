@@ -29,6 +29,7 @@ import { createBenchApiKey, signUpBenchUser } from '../bench-accounts';
 import { choiceFromEnv, numberFromEnv } from '../env-options';
 import { median, percentile, type Spread, spreadOf } from './figures';
 import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
+import { readServerMemorySpeed } from './server-memory';
 
 const MODEL = 'openai-compatible:llama3.1';
 const HOLD_MARKER = 'hold the final answer';
@@ -169,6 +170,8 @@ export interface LoadCaseFigures {
 export interface LoadBenchFigures {
   cases: LoadCaseFigures[];
   memory?: MemoryResult;
+  /** How fast the server's process read memory at the end (random reads over 64 MiB), ns per read. */
+  serverMemoryNsPerRead: number;
   loadBefore: string;
   loadAfter: string;
 }
@@ -326,6 +329,8 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
     );
     const rounds = results.filter((result): result is RoundResult => result.type === 'round');
     const cases = [solo, concurrent];
+    // Timed last, so its 64 MiB is in no other figure.
+    const serverMemoryNsPerRead = await readServerMemorySpeed(server.process.pid, memoryFile);
     return {
       cases: cases.map((loadCase) =>
         figuresOf(
@@ -334,6 +339,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
         ),
       ),
       memory: results.find((result): result is MemoryResult => result.type === 'memory'),
+      serverMemoryNsPerRead,
       loadBefore,
       loadAfter: await loadAverage(),
     };
@@ -356,7 +362,9 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
   console.log(
     `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake sends a frame every ${options.paceMs} ms (on a fixed schedule from the first), starts spread over ${options.spreadMs} ms, measured after ${options.warmupRounds} unmeasured rounds (one for 1 at a time)`,
   );
-  console.log(`  load average before ${figures.loadBefore}, after ${figures.loadAfter}`);
+  console.log(
+    `  load average before ${figures.loadBefore}, after ${figures.loadAfter}; the server's process read memory at ${figures.serverMemoryNsPerRead.toFixed(1)} ns per random read over 64 MiB at the end (bench/memory-probe.ts: a slow process reads slower and runs slower, docs/operations.md#a-slow-process)`,
+  );
   console.log(
     '  at once  rounds  turn p50  turn p99  direct p50  direct p99  added p50  added p99  server CPU/turn   (ms; medians over rounds)',
   );

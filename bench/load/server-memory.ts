@@ -3,7 +3,7 @@
  * (`server-memory-probe.ts`) measures inside the server after a full garbage
  * collection, and the resident set the kernel reports for the process.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 export interface ServerMemory {
   /**
@@ -30,7 +30,8 @@ function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(kilobytes) * 1024;
 }
 
-export async function readServerMemory(pid: number, file: string): Promise<ServerMemory> {
+/** Signals the probe and waits for what it writes. */
+async function askProbe(pid: number, file: string): Promise<Record<string, number>> {
   rmSync(file, { force: true });
   process.kill(pid, 'SIGUSR2');
   const deadline = performance.now() + 10_000;
@@ -39,9 +40,24 @@ export async function readServerMemory(pid: number, file: string): Promise<Serve
       throw new Error(`the server's memory probe wrote nothing to ${file} within 10 s`);
     await Bun.sleep(5);
   }
-  const { heapUsed, external } = JSON.parse(readFileSync(file, 'utf8')) as {
-    heapUsed: number;
-    external: number;
-  };
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
+}
+
+export async function readServerMemory(pid: number, file: string): Promise<ServerMemory> {
+  const { heapUsed, external } = await askProbe(pid, file);
+  if (heapUsed === undefined || external === undefined)
+    throw new Error(`the server's memory probe wrote no heapUsed or external to ${file}`);
   return { heapUsed, external, rss: statusBytes(pid, 'VmRSS'), rssPeak: statusBytes(pid, 'VmHWM') };
+}
+
+/**
+ * How fast the server's process reads memory (docs/operations.md#a-slow-process):
+ * nanoseconds per random read over 64 MiB, timed inside it by the probe.
+ */
+export async function readServerMemorySpeed(pid: number, file: string): Promise<number> {
+  writeFileSync(`${file}.speed`, '');
+  const { memoryNsPerRead } = await askProbe(pid, file);
+  if (memoryNsPerRead === undefined)
+    throw new Error(`the server's memory probe did not time its memory (${file})`);
+  return memoryNsPerRead;
 }

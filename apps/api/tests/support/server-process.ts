@@ -4,6 +4,7 @@
  * port and waits for its "listening" log line.
  */
 import { join } from 'node:path';
+import { raceTimeout } from '../../src/race-timeout';
 
 const ENTRY_POINT = join(import.meta.dir, '../../src/index.ts');
 
@@ -63,11 +64,12 @@ export async function startServerProcess(
     }
   })();
   const timeoutMs = options.timeoutMs ?? 20_000;
-  const outcome = await Promise.race([
-    urlPromise,
-    child.exited.then((code) => ({ exited: code })),
-    Bun.sleep(timeoutMs).then(() => ({ timedOut: true })),
-  ]);
+  // The timer is cleared once the server is up, so it never holds the caller's process open.
+  const outcome = await raceTimeout(
+    Promise.race([urlPromise, child.exited.then((code) => ({ exited: code }))]),
+    timeoutMs,
+    { timedOut: true },
+  );
   if (typeof outcome !== 'string') {
     child.kill('SIGKILL');
     const stderr = await new Response(child.stderr).text();

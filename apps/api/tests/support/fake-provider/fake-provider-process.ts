@@ -4,6 +4,7 @@
  * and the requests it received between `captureRequests()` and `takeRequests()`.
  */
 import { join } from 'node:path';
+import { raceTimeout } from '../../../src/race-timeout';
 import { fakeProviderBaseUrl, type RecordedRequest } from './fake-provider-server';
 import type { FakeProviderKind } from './fake-turn';
 
@@ -75,11 +76,12 @@ export async function startFakeProviderProcess(
     return new Promise<Record<string, unknown>>((resolve) => waiting.push(resolve));
   };
   const timeoutMs = options.timeoutMs ?? 20_000;
-  const started: Record<string, unknown> = await Promise.race([
-    nextMessage(),
-    child.exited.then((code) => ({ exited: code })),
-    Bun.sleep(timeoutMs).then(() => ({ timedOut: timeoutMs })),
-  ]);
+  // The timer is cleared once the fake is up, so it never holds the caller's process open.
+  const started: Record<string, unknown> = await raceTimeout(
+    Promise.race([nextMessage(), child.exited.then((code) => ({ exited: code }))]),
+    timeoutMs,
+    { timedOut: timeoutMs },
+  );
   if (typeof started.url !== 'string') {
     child.kill('SIGKILL');
     throw new Error(`The fake provider process did not start: ${JSON.stringify(started)}`);
@@ -108,7 +110,7 @@ export async function startFakeProviderProcess(
     },
     async stop() {
       child.stdin.end();
-      const exited = await Promise.race([child.exited, Bun.sleep(5_000).then(() => undefined)]);
+      const exited = await raceTimeout(child.exited, 5_000, undefined);
       if (exited !== undefined) return exited;
       child.kill('SIGKILL');
       return child.exited;

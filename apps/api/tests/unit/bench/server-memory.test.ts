@@ -1,9 +1,9 @@
-/** The load bench's reading of a server's memory (bench/load/server-memory.ts) from a real process with the probe preloaded. */
+/** The load bench's reading of a server's memory and its speed (bench/load/server-memory.ts) from a real process with the probe preloaded. */
 import { afterEach, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readServerMemory } from '../../../../../bench/load/server-memory';
+import { readServerMemory, readServerMemorySpeed } from '../../../../../bench/load/server-memory';
 
 const PROBE = join(import.meta.dir, '../../../../../bench/load/server-memory-probe.ts');
 const directories: string[] = [];
@@ -15,7 +15,7 @@ afterEach(() => {
     rmSync(directory, { recursive: true, force: true });
 });
 
-test("a process's buffers outside the collector's cells are read as external, within its heap", async () => {
+test("a process's buffers outside the collector's cells are read as external, and its memory's speed on request", async () => {
   const directory = mkdtempSync(join(tmpdir(), 'mango-server-memory-'));
   directories.push(directory);
   const file = join(directory, 'memory.json');
@@ -39,4 +39,12 @@ test("a process's buffers outside the collector's cells are read as external, wi
   expect(memory.heapUsed).toBeGreaterThanOrEqual(memory.external);
   expect(memory.rss).toBeGreaterThanOrEqual(16 << 20);
   expect(memory.rssPeak).toBeGreaterThanOrEqual(memory.rss);
+  // Asked for, the probe also times the process's memory, and only then.
+  const nsPerRead = await readServerMemorySpeed(child.pid, file);
+  expect(Number.isFinite(nsPerRead)).toBe(true);
+  expect(nsPerRead).toBeGreaterThan(0);
+  expect(existsSync(`${file}.speed`)).toBe(false);
+  const again = await readServerMemory(child.pid, file);
+  expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('memoryNsPerRead');
+  expect(again.external).toBeGreaterThanOrEqual(16 << 20);
 });
