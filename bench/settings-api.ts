@@ -58,6 +58,7 @@ import { cpuMsByThread } from './process-cpu';
 import {
   mainMicros,
   type ProcessLoads,
+  processesAtUsualSpeed,
   type Ratio,
   type RoundLoads,
   type Route,
@@ -300,6 +301,11 @@ function printDatabase(label: string, measured: MeasuredProcess[]): void {
   console.log(
     '  by process: memory (random reads over 64 MiB, ns each), then JavaScript-thread µs per request (medians over its rounds) and throughput against the same body',
   );
+  const usual = processesAtUsualSpeed(measured);
+  if (usual.length < measured.length)
+    console.log(
+      `  over the ${usual.length} of ${measured.length} processes whose memory read within 20 % of the fastest's: cookie ${formatRatio(throughputRatio(usual, 'cookie', 'sameBody'))}, API key ${formatRatio(throughputRatio(usual, 'apiKey', 'sameBody'))} same body`,
+    );
   measured.forEach((one, index) => {
     const ratio = (route: Route) => throughputRatio([one], route, 'sameBody').median.toFixed(2);
     console.log(

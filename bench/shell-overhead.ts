@@ -22,6 +22,7 @@ import { createMemoryFreshnessLedger, executeTool } from '../apps/api/src/servic
 import { getSandboxStatus } from '../apps/api/src/services/tools/builtin/shell/bubblewrap-sandbox';
 import type { ToolCallContext } from '../apps/api/src/services/tools/types';
 import { numberFromEnv } from './env-options';
+import { memoryProbeNsPerRead } from './memory-probe';
 
 const ROUNDS = numberFromEnv('ROUNDS', 200);
 const WARMUP = numberFromEnv('WARMUP', 500);
@@ -141,3 +142,9 @@ if (sandbox.available) {
 } else {
   console.log(`  sandboxed tool:  not measured (${sandbox.reason})`);
 }
+
+// How fast this process read memory, last (docs/operations.md#a-slow-process): a slow one runs the tool's
+// JavaScript slower, and the tool's added time with it.
+console.log(
+  `  this process:    ${memoryProbeNsPerRead().toFixed(1)} ns per random read over 64 MiB (bench/memory-probe.ts)`,
+);

@@ -4,6 +4,7 @@ import { memoryProbeNsPerRead } from '../../../../../bench/memory-probe';
 import {
   mainMicros,
   type ProcessLoads,
+  processesAtUsualSpeed,
   ROUTES,
   type RoundLoads,
   type RouteLoad,
@@ -70,6 +71,19 @@ describe('the settings figures over several processes', () => {
   test("each process's JavaScript thread is read from its own rounds", () => {
     expect(mainMicros(fast, 'cookie')).toBe(40);
     expect(mainMicros(slowA, 'sameBody')).toBe(40);
+  });
+});
+
+describe('processesAtUsualSpeed', () => {
+  const at = (memoryNsPerRead: number): ProcessLoads => ({ rounds: [], memoryNsPerRead });
+
+  test('keeps the processes within 20 % of the fastest, in their order', () => {
+    const processes = [at(14.3), at(9.2), at(11.0), at(11.1)];
+    expect(processesAtUsualSpeed(processes).map((one) => one.memoryNsPerRead)).toEqual([9.2, 11.0]);
+  });
+
+  test('keeps every process when all read at one speed, slow or not', () => {
+    expect(processesAtUsualSpeed([at(14.3), at(14.1), at(14.4)])).toHaveLength(3);
   });
 });
 
