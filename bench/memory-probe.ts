@@ -1,12 +1,12 @@
 /**
  * How fast this process's memory answers: random reads over an array far
  * larger than the caches, so most reads miss them and the TLB. On a virtual
- * machine this differs from process to process: on one two-core machine a
- * third of the processes started in some minutes read 50–80 % slower than the
- * rest for their whole life, and every route the process served, a bare one
- * included, was slower by about as much (docs/operations.md#a-slow-process).
- * The benches that run servers in their own process print it beside their
- * figures, so a slow process is seen as one.
+ * machine this differs from process to process and from hour to hour: on one
+ * two-core machine some processes read 50–80 % slower than the rest, for all
+ * or part of their life, and ran JavaScript slower with it, the more so the
+ * more of its work is reading memory (docs/operations.md#a-slow-process). The
+ * benches print it for the process they measure, so a slow process is seen
+ * as one.
  */
 
 export interface MemoryProbeOptions {

@@ -60,6 +60,7 @@ import {
   type ProcessLoads,
   processesAtUsualSpeed,
   type Ratio,
+  ROUTES,
   type RoundLoads,
   type Route,
   type RouteLoad,
@@ -197,12 +198,11 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
       cookie: () => load(settingsUrl, { cookie }),
       apiKey: () => load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
     };
-    const order: Route[] = ['bare', 'sameBody', 'cookie', 'apiKey'];
     const rounds: RoundLoads[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const results: Partial<RoundLoads> = {};
-      for (let step = 0; step < order.length; step += 1) {
-        const route = order[(round + step) % order.length] as Route;
+      for (let step = 0; step < ROUTES.length; step += 1) {
+        const route = ROUTES[(round + step) % ROUTES.length] as Route;
         results[route] = await targets[route]();
       }
       rounds.push(results as RoundLoads);
