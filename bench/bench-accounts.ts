@@ -6,13 +6,17 @@ export interface BenchUser {
   cookie: string;
 }
 
-export async function signUpBenchUser(url: string): Promise<BenchUser> {
+/** Signs up a user; the server's first account is its admin, any later one a plain user. */
+export async function signUpBenchUser(
+  url: string,
+  email = 'bench@example.test',
+): Promise<BenchUser> {
   const response = await fetch(`${url}/api/auth/sign-up/email`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: url },
     body: JSON.stringify({
       name: 'Bench',
-      email: 'bench@example.test',
+      email,
       password: 'bench password 1',
     }),
   });

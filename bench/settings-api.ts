@@ -12,6 +12,12 @@
  * - `ok`: a bare route answering two bytes, for scale (the difference also
  *   holds sending 11 KB, on both sides of the loopback).
  *
+ * The settings route is loaded as the server's admin (its first account), with
+ * a session cookie and with an API key, and as a plain user with a granted
+ * root (session cookie): a shared server's users are mostly that, and their
+ * shells are listed available only where the sandbox works, so their list
+ * asks for its status.
+ *
  * Each round loads the four routes one after another, in an order that
  * rotates from round to round, and a ratio is taken within each round (the
  * settings route against the baseline of the same round), so a drift of the
@@ -126,21 +132,45 @@ async function load(url: string, headers: Record<string, string> = {}): Promise<
   };
 }
 
-async function signUp(url: string): Promise<{ cookie: string; apiKey: string }> {
-  const { cookie } = await signUpBenchUser(url);
-  const key = await createBenchApiKey(url, cookie, 'bench');
-  // A saved setting, so the route merges a real row.
-  await fetch(`${url}/api/settings/tools/get_current_datetime`, {
+/** A saved setting, so the route merges a real row. */
+async function saveASetting(url: string, cookie: string): Promise<void> {
+  const saved = await fetch(`${url}/api/settings/tools/get_current_datetime`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', cookie },
     body: JSON.stringify({ parameters: { defaultTimezone: 'Europe/Lisbon' } }),
   });
-  return { cookie, apiKey: key };
+  if (!saved.ok) throw new Error(`saving a setting failed: ${saved.status} ${await saved.text()}`);
+}
+
+interface BenchCredentials {
+  /** The admin's (the first account's) session. */
+  cookie: string;
+  apiKey: string;
+  /** A plain user's session, with `root` granted to them. */
+  grantedCookie: string;
+}
+
+async function signUp(url: string, root: string): Promise<BenchCredentials> {
+  const { cookie } = await signUpBenchUser(url);
+  const key = await createBenchApiKey(url, cookie, 'bench');
+  await saveASetting(url, cookie);
+  const plain = await signUpBenchUser(url, 'granted@example.test');
+  const granted = await fetch(`${url}/api/admin/users/${plain.userId}/roots`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ roots: [root] }),
+  });
+  if (!granted.ok)
+    throw new Error(`granting a root failed: ${granted.status} ${await granted.text()}`);
+  await saveASetting(url, plain.cookie);
+  return { cookie, apiKey: key, grantedCookie: plain.cookie };
 }
 
 interface MeasuredProcess extends ProcessLoads {
   tools: number;
   bodyBytes: number;
+  /** The granted user's list (their shells may say why they are unavailable). */
+  grantedBodyBytes: number;
 }
 
 /** In a measuring process: starts the servers on the database, loads the routes round by round. */
@@ -169,11 +199,15 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
     host: '127.0.0.1',
     port: 0,
   });
-  const { cookie, apiKey } = await signUp(server.url);
+  const root = mkdtempSync(join(tmpdir(), 'mango-bench-root-'));
+  const { cookie, apiKey, grantedCookie } = await signUp(server.url, root);
   const settingsUrl = `${server.url}/api/settings/tools`;
   const check = await fetch(settingsUrl, { headers: { cookie } });
   const body = await check.text();
   const tools = (JSON.parse(body) as { tools: unknown[] }).tools.length;
+  const grantedCheck = await fetch(settingsUrl, { headers: { cookie: grantedCookie } });
+  if (!grantedCheck.ok) throw new Error(`the granted user's list failed: ${grantedCheck.status}`);
+  const grantedBytes = (await grantedCheck.text()).length;
   const bare = new Elysia()
     .get('/bare', () => 'ok')
     .get(
@@ -191,12 +225,14 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
     await load(`${bareUrl}/same-body`);
     await load(settingsUrl, { cookie });
     await load(settingsUrl, { authorization: `Bearer ${apiKey}` });
+    await load(settingsUrl, { cookie: grantedCookie });
 
     const targets: Record<Route, () => Promise<RouteLoad>> = {
       bare: () => load(`${bareUrl}/bare`),
       sameBody: () => load(`${bareUrl}/same-body`),
       cookie: () => load(settingsUrl, { cookie }),
       apiKey: () => load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
+      granted: () => load(settingsUrl, { cookie: grantedCookie }),
     };
     const rounds: RoundLoads[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -207,10 +243,17 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
       }
       rounds.push(results as RoundLoads);
     }
-    return { rounds, memoryNsPerRead: memoryProbeNsPerRead(), tools, bodyBytes: body.length };
+    return {
+      rounds,
+      memoryNsPerRead: memoryProbeNsPerRead(),
+      tools,
+      bodyBytes: body.length,
+      grantedBodyBytes: grantedBytes,
+    };
   } finally {
     await bareServer.stop(true);
     await server.stop();
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -263,7 +306,7 @@ function printDatabase(label: string, measured: MeasuredProcess[]): void {
   const [first] = measured;
   if (!first) return;
   console.log(
-    `\n${label} (${first.tools} tools, ${(first.bodyBytes / 1024).toFixed(1)} KB response, ${CONNECTIONS} connections, ${measured.length} processes of ${ROUNDS} rounds, ${DURATION_SECONDS} s per route, order rotating; medians over all rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
+    `\n${label} (${first.tools} tools, ${(first.bodyBytes / 1024).toFixed(1)} KB response (the user with a root: ${(first.grantedBodyBytes / 1024).toFixed(1)} KB), ${CONNECTIONS} connections, ${measured.length} processes of ${ROUNDS} rounds, ${DURATION_SECONDS} s per route, order rotating; medians over all rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
       .map((value) => value.toFixed(2))
       .join(' ')})`,
   );
@@ -288,6 +331,7 @@ function printDatabase(label: string, measured: MeasuredProcess[]): void {
   for (const [name, route] of [
     ['settings, session cookie', 'cookie'],
     ['settings, API key (bearer)', 'apiKey'],
+    ['settings, user with a root', 'granted'],
   ] as const) {
     const summary = summariseRoute(measured, route);
     console.log(
@@ -304,12 +348,12 @@ function printDatabase(label: string, measured: MeasuredProcess[]): void {
   const usual = processesAtUsualSpeed(measured);
   if (usual.length < measured.length)
     console.log(
-      `  over the ${usual.length} of ${measured.length} processes whose memory read within 20 % of the fastest's: cookie ${formatRatio(throughputRatio(usual, 'cookie', 'sameBody'))}, API key ${formatRatio(throughputRatio(usual, 'apiKey', 'sameBody'))} same body`,
+      `  over the ${usual.length} of ${measured.length} processes whose memory read within 20 % of the fastest's: cookie ${formatRatio(throughputRatio(usual, 'cookie', 'sameBody'))}, API key ${formatRatio(throughputRatio(usual, 'apiKey', 'sameBody'))}, user with a root ${formatRatio(throughputRatio(usual, 'granted', 'sameBody'))} same body`,
     );
   measured.forEach((one, index) => {
     const ratio = (route: Route) => throughputRatio([one], route, 'sameBody').median.toFixed(2);
     console.log(
-      `  ${`process ${index + 1}`.padEnd(12)} memory ${one.memoryNsPerRead.toFixed(1).padStart(5)} ns   same body ${mainMicros(one, 'sameBody').toFixed(1)}, cookie ${mainMicros(one, 'cookie').toFixed(1)} (${ratio('cookie')}x), API key ${mainMicros(one, 'apiKey').toFixed(1)} (${ratio('apiKey')}x)`,
+      `  ${`process ${index + 1}`.padEnd(12)} memory ${one.memoryNsPerRead.toFixed(1).padStart(5)} ns   same body ${mainMicros(one, 'sameBody').toFixed(1)}, cookie ${mainMicros(one, 'cookie').toFixed(1)} (${ratio('cookie')}x), API key ${mainMicros(one, 'apiKey').toFixed(1)} (${ratio('apiKey')}x), user with a root ${mainMicros(one, 'granted').toFixed(1)} (${ratio('granted')}x)`,
     );
   });
 }

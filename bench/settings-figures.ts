@@ -6,7 +6,11 @@
  */
 import { median } from './load/figures';
 
-export const ROUTES = ['bare', 'sameBody', 'cookie', 'apiKey'] as const;
+/**
+ * `cookie` and `apiKey` are the server's admin; `granted` is a plain user with a
+ * granted root, whose shells' availability follows the sandbox's status.
+ */
+export const ROUTES = ['bare', 'sameBody', 'cookie', 'apiKey', 'granted'] as const;
 export type Route = (typeof ROUTES)[number];
 
 /** One route loaded for one round. */

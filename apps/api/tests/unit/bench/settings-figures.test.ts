@@ -30,6 +30,7 @@ function round(rps: number, settings: number, main = 20): RoundLoads {
     ...loads,
     cookie: routeLoad(settings, main * 2),
     apiKey: routeLoad(settings, main * 2),
+    granted: routeLoad(settings, main * 2),
   } as RoundLoads;
 }
 

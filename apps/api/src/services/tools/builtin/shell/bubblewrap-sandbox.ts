@@ -12,6 +12,7 @@
  * without the sandbox and their results say `sandboxed: false`.
  */
 import { tmpdir } from 'node:os';
+import type { ExecutableLookup } from './shell-interpreters';
 
 export interface SandboxStatus {
   available: boolean;
@@ -89,14 +90,60 @@ async function probe(executable: string): Promise<SandboxStatus> {
   }
 }
 
-/** Finds `bwrap` and checks, once per executable, that it can start a sandbox here. */
-export function getSandboxStatus(
-  which: (command: string) => string | null = (command) => Bun.which(command),
-): Promise<SandboxStatus> {
+/** How long a search of the PATH for `bwrap` is reused: bubblewrap installed later is found within it. */
+export const SANDBOX_LOOKUP_TTL_MS = 60_000;
+
+export interface RememberedLookupOptions {
+  ttlMs: number;
+  /** Milliseconds on any monotonic clock. */
+  now?: () => number;
+  /** The PATH the lookup searches: a different one is searched afresh. */
+  path?: () => string | undefined;
+}
+
+/**
+ * `which` with each command's answer kept for `ttlMs` while the PATH is the
+ * same. Searching the PATH costs a `stat` per directory (about 20 µs here),
+ * and the sandbox's status is asked for by every tool listing of a user with
+ * granted roots, which the settings API makes on each request.
+ */
+export function createRememberedLookup(
+  which: ExecutableLookup,
+  options: RememberedLookupOptions,
+): ExecutableLookup {
+  const now = options.now ?? (() => performance.now());
+  const pathOf = options.path ?? (() => process.env.PATH);
+  const answers = new Map<
+    string,
+    { executable: string | null; path: string | undefined; at: number }
+  >();
+  return (command) => {
+    const path = pathOf();
+    const at = now();
+    const known = answers.get(command);
+    if (known && known.path === path && at - known.at < options.ttlMs) return known.executable;
+    const executable = which(command);
+    answers.set(command, { executable, path, at });
+    return executable;
+  };
+}
+
+const findInPath = createRememberedLookup((command) => Bun.which(command), {
+  ttlMs: SANDBOX_LOOKUP_TTL_MS,
+});
+
+const NOT_INSTALLED: Promise<SandboxStatus> = Promise.resolve(
+  Object.freeze({ available: false, reason: 'bubblewrap (bwrap) is not installed.' }),
+);
+
+/**
+ * Finds `bwrap` and checks, once per executable, that it can start a sandbox
+ * here. The same status comes back as the same promise while the answer
+ * stands, so a caller can keep what it learnt from it.
+ */
+export function getSandboxStatus(which: ExecutableLookup = findInPath): Promise<SandboxStatus> {
   const executable = which('bwrap');
-  if (!executable) {
-    return Promise.resolve({ available: false, reason: 'bubblewrap (bwrap) is not installed.' });
-  }
+  if (!executable) return NOT_INSTALLED;
   let pending = probes.get(executable);
   if (!pending) {
     pending = probe(executable);

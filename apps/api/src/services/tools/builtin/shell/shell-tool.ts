@@ -93,6 +93,11 @@ export function sandboxRequiredReason(status: SandboxStatus): string {
   return `Shell commands of users other than admins run only inside the bubblewrap sandbox, which does not work on this server: ${status.reason ?? 'bubblewrap is not available'}`;
 }
 
+/** A non-admin's shell is unavailable exactly when the sandbox is. */
+function reasonWithoutSandbox(status: SandboxStatus): string | undefined {
+  return status.available ? undefined : sandboxRequiredReason(status);
+}
+
 export const SANDBOX_SWITCHED_OFF_REASON =
   "The sandbox is switched off in this tool's settings (sandbox: false).";
 
@@ -188,6 +193,8 @@ export function buildShellTool(
   options: BuildShellToolOptions = {},
 ): RegisteredTool {
   const sandboxStatus = options.sandboxStatus ?? (() => getSandboxStatus());
+  // By the promise `sandboxStatus` handed out: `getSandboxStatus` hands out the same one while its answer stands.
+  const settledStatuses = new WeakMap<Promise<SandboxStatus>, SandboxStatus>();
   const shell = interpreter.shell;
   const definition: ToolDefinition = {
     name: shell,
@@ -200,9 +207,15 @@ export function buildShellTool(
     // A non-admin's commands run only in the sandbox: without it their shells are not offered.
     unavailableReason: (scope) => {
       if (scope.hostAccess?.kind !== 'granted') return undefined;
-      return sandboxStatus().then((status) =>
-        status.available ? undefined : sandboxRequiredReason(status),
-      );
+      // A status already learnt answers at once, so a listing (made per request) needs no
+      // promise and no time budget for the shells.
+      const pending = sandboxStatus();
+      const known = settledStatuses.get(pending);
+      if (known) return reasonWithoutSandbox(known);
+      return pending.then((status) => {
+        settledStatuses.set(pending, status);
+        return reasonWithoutSandbox(status);
+      });
     },
     buildDefinition: (settings) => {
       const { timeoutSeconds, maxOutputBytes } = readSettings(settings.parameters);
