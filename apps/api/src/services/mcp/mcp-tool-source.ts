@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { ImageStore } from '../images/image-store';
 import { ToolAbortedError, ToolExecutionError, ToolTimeoutError } from '../tools/errors';
 import { lookupSavedSettings } from '../tools/runtime';
-import { getSafeEffectiveToolSettings } from '../tools/settings-policy';
+import { createEffectiveSettingsLookup } from '../tools/settings-policy';
 import {
   describeSourcedTool,
   type SourcedTool,
@@ -21,7 +21,11 @@ import type { JsonSchema, RegisteredTool, ToolContext } from '../tools/types';
 import { McpConnectionError } from './mcp-connection';
 import type { McpConnectionManager } from './mcp-connection-manager';
 import { toToolResult } from './mcp-results';
-import type { McpListedTool, McpServerRecord } from './mcp-server-record';
+import {
+  configurationVersion,
+  type McpListedTool,
+  type McpServerRecord,
+} from './mcp-server-record';
 import { exposedToolNames } from './mcp-tool-names';
 
 export interface McpToolSourceDeps {
@@ -130,9 +134,30 @@ function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string 
 export function createMcpToolSources(deps: McpToolSourceDeps) {
   // Same server configuration and listing → the same tool objects (the settings list compares them).
   const memo = new Map<string, ServerTools>();
+  const settingsOf = createEffectiveSettingsLookup();
+  // The same listing array (a connection's, or a cached record's) is known without hashing it
+  // again: listings are made per request, and hashing 13 tools cost about 10 µs. Listing arrays
+  // are replaced whole when a server lists again, never changed in place.
+  const byListing = new WeakMap<
+    readonly McpListedTool[],
+    { configuration: string; built: ServerTools }
+  >();
 
   function toolsOf(record: McpServerRecord, listing: readonly McpListedTool[]): ServerTools {
-    const key = `${record.id}@${record.updatedAt}#${createHash('sha256').update(JSON.stringify(listing)).digest('hex')}`;
+    const configuration = configurationVersion(record);
+    const known = byListing.get(listing);
+    if (known?.configuration === configuration) return known.built;
+    const built = buildToolsOf(record, listing, configuration);
+    byListing.set(listing, { configuration, built });
+    return built;
+  }
+
+  function buildToolsOf(
+    record: McpServerRecord,
+    listing: readonly McpListedTool[],
+    configuration: string,
+  ): ServerTools {
+    const key = `${configuration}#${createHash('sha256').update(JSON.stringify(listing)).digest('hex')}`;
     const cached = memo.get(key);
     if (cached) return cached;
     const names = exposedToolNames(
@@ -160,38 +185,40 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       let listed: ServerTools | undefined;
       const source: ToolSource = {
         info: { id: mcpSourceId(record.id), kind: 'server', name: record.name },
-        async listTools(request) {
-          let listing: readonly McpListedTool[];
-          let unavailable: string | undefined;
-          const refusal = stdioStartRefusal(record, deps.stdioAllow);
-          if (!record.enabled || refusal) {
-            listing = record.toolListing ?? [];
-            unavailable = refusal ?? MCP_DISABLED_REASON;
-          } else if (!request.connect) {
-            listing = deps.manager.peek(userId, record)?.tools ?? record.toolListing ?? [];
-          } else {
-            const connection = deps.manager.acquire(userId, record);
-            // The listing stops waiting at its budget; the attempt goes on for the next turn.
-            listing = await new Promise<McpListedTool[]>((resolve, reject) => {
-              connection.ready().then(resolve, reject);
-              request.signal.addEventListener('abort', () => reject(request.signal.reason), {
-                once: true,
-              });
-            });
-          }
-          const built = toolsOf(record, listing);
-          listed = built;
-          return built.tools.map((tool) =>
-            describeSourcedTool(
-              source,
-              tool,
-              getSafeEffectiveToolSettings(
+        // Synchronous unless it connects: a listing from memory then needs no promise and no
+        // time budget in the catalog.
+        listTools(request) {
+          const describe = (
+            listing: readonly McpListedTool[],
+            unavailable: string | undefined,
+          ): SourcedTool[] => {
+            const built = toolsOf(record, listing);
+            listed = built;
+            return built.tools.map((tool) =>
+              describeSourcedTool(
+                source,
                 tool,
-                lookupSavedSettings(request.saved, tool.definition.name),
+                settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
+                unavailable ?? built.unmappable.get(tool.definition.name),
               ),
-              unavailable ?? built.unmappable.get(tool.definition.name),
-            ),
-          );
+            );
+          };
+          const refusal = stdioStartRefusal(record, deps.stdioAllow);
+          if (!record.enabled || refusal)
+            return describe(record.toolListing ?? [], refusal ?? MCP_DISABLED_REASON);
+          if (!request.connect)
+            return describe(
+              deps.manager.peek(userId, record)?.tools ?? record.toolListing ?? [],
+              undefined,
+            );
+          const connection = deps.manager.acquire(userId, record);
+          // The listing stops waiting at its budget; the attempt goes on for the next turn.
+          return new Promise<McpListedTool[]>((resolve, reject) => {
+            connection.ready().then(resolve, reject);
+            request.signal.addEventListener('abort', () => reject(request.signal.reason), {
+              once: true,
+            });
+          }).then((listing) => describe(listing, undefined));
         },
         async execute(sourced: SourcedTool, args: unknown, context: ToolContext) {
           const name =

@@ -322,6 +322,27 @@ export function getSafeEffectiveToolSettings(
   return { enabled: tool.settings.canDisable ? enabled : true, parameters };
 }
 
+/**
+ * `getSafeEffectiveToolSettings` for tool sources, whose listings are made per
+ * request: a tool without a saved row has its default settings, merged once
+ * per tool (the merge is most of a listing's cost) and handed out as copies.
+ */
+export function createEffectiveSettingsLookup(): (
+  tool: RegisteredTool,
+  saved: StoredToolSettings | undefined,
+) => EffectiveToolSettings {
+  const defaults = new WeakMap<RegisteredTool, EffectiveToolSettings>();
+  return (tool, saved) => {
+    if (saved) return getSafeEffectiveToolSettings(tool, saved);
+    let settings = defaults.get(tool);
+    if (!settings) {
+      settings = getSafeEffectiveToolSettings(tool, undefined);
+      defaults.set(tool, settings);
+    }
+    return { enabled: settings.enabled, parameters: { ...settings.parameters } };
+  };
+}
+
 /** The definition a provider sees for these settings (`buildDefinition` where the tool has one). */
 export function getToolDefinition(
   tool: RegisteredTool,

@@ -5,13 +5,8 @@
 import { hostAccessUnavailableReason } from '../host-access';
 import type { ToolRegistry } from '../registry';
 import { lookupSavedSettings } from '../runtime';
-import { getSafeEffectiveToolSettings } from '../settings-policy';
-import type {
-  EffectiveToolSettings,
-  RegisteredTool,
-  StoredToolSettings,
-  ToolScope,
-} from '../types';
+import { createEffectiveSettingsLookup } from '../settings-policy';
+import type { ToolScope } from '../types';
 import {
   describeSourcedTool,
   type SourcedTool,
@@ -26,18 +21,7 @@ export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
 };
 
 export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
-  // A tool without a saved row has its default settings: merged once per tool,
-  // handed out as copies (listings are made per request; the merge is most of their cost).
-  const defaults = new WeakMap<RegisteredTool, EffectiveToolSettings>();
-  const settingsOf = (tool: RegisteredTool, saved: StoredToolSettings | undefined) => {
-    if (saved) return getSafeEffectiveToolSettings(tool, saved);
-    let settings = defaults.get(tool);
-    if (!settings) {
-      settings = getSafeEffectiveToolSettings(tool, undefined);
-      defaults.set(tool, settings);
-    }
-    return { enabled: settings.enabled, parameters: { ...settings.parameters } };
-  };
+  const settingsOf = createEffectiveSettingsLookup();
   const source: ToolSource = {
     info: BUILTIN_SOURCE_INFO,
     listTools(request) {

@@ -1,0 +1,113 @@
+/**
+ * An MCP server's tool source listing from memory (Settings → Tools, made per
+ * request): it answers synchronously, hands out the same tool objects for the
+ * same configuration and listing, and new ones once the server is changed.
+ * No server is started: a listing that does not connect never reaches one.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createMcpConnectionManager } from '../../../../src/services/mcp/mcp-connection-manager';
+import { createMcpFetch } from '../../../../src/services/mcp/mcp-fetch';
+import type { McpListedTool } from '../../../../src/services/mcp/mcp-server-record';
+import { createMcpToolSources } from '../../../../src/services/mcp/mcp-tool-source';
+import type {
+  SourcedTool,
+  ToolListingRequest,
+} from '../../../../src/services/tools/sources/tool-source';
+import { serverRecord } from '../../../support/mcp/mcp-fixtures';
+
+const manager = createMcpConnectionManager({
+  fetch: createMcpFetch({ allowPrivateUrls: false }),
+  connectTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+});
+afterAll(() => manager.closeAll());
+
+const sources = createMcpToolSources({ manager, defaultCallTimeoutSeconds: 60, stdioAllow: [] });
+
+const listing: McpListedTool[] = [
+  {
+    name: 'echo',
+    description: 'Echoes its text.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
+    name: 'add',
+    description: 'Adds two numbers.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+];
+
+function fromMemory(saved: ToolListingRequest['saved'] = new Map()): ToolListingRequest {
+  return {
+    userId: 'user_1',
+    saved,
+    signal: new AbortController().signal,
+    budgetMs: 1_000,
+    connect: false,
+  };
+}
+
+function listedNow(tools: SourcedTool[] | Promise<SourcedTool[]>): SourcedTool[] {
+  // A listing from memory must not be a promise: the catalog would then race it against a timer.
+  expect(tools).toBeArray();
+  return tools as SourcedTool[];
+}
+
+describe('an MCP tool source listing from memory', () => {
+  test('answers synchronously with the last known tools', () => {
+    const record = serverRecord({ toolListing: listing });
+    const tools = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
+    expect(tools.map((listed) => listed.tool.definition.name)).toEqual([
+      `mcp__${record.slug}__echo`,
+      `mcp__${record.slug}__add`,
+    ]);
+    expect(tools.map((listed) => listed.state)).toEqual(['enabled', 'enabled']);
+  });
+
+  test('a disabled server answers synchronously too, each tool unavailable', () => {
+    const record = serverRecord({ toolListing: listing, enabled: false });
+    const tools = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
+    expect(tools.map((listed) => listed.state)).toEqual(['unavailable', 'unavailable']);
+  });
+
+  test('the same configuration and listing give the same tool objects, listing after listing', () => {
+    const record = serverRecord({ toolListing: listing });
+    const first = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
+    const again = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
+    const copied = listedNow(
+      sources
+        .sourceFor('user_1', { ...record, toolListing: structuredClone(listing) })
+        .listTools(fromMemory()),
+    );
+    for (const tools of [again, copied])
+      expect(tools.map((listed) => listed.tool)).toEqual(first.map((listed) => listed.tool));
+    expect(again[0]?.tool).toBe(first[0]?.tool);
+    expect(copied[1]?.tool).toBe(first[1]?.tool);
+  });
+
+  test('a changed server gets new tool objects even for the very same listing array', () => {
+    const record = serverRecord({ toolListing: listing });
+    const before = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
+    const renamed = {
+      ...record,
+      name: 'Renamed',
+      updatedAt: new Date(Date.UTC(2027, 0, 1)).toISOString(),
+    };
+    const after = listedNow(sources.sourceFor('user_1', renamed).listTools(fromMemory()));
+    expect(after[0]?.tool).not.toBe(before[0]?.tool);
+    expect(after[0]?.tool.definition.description).toBe('[Renamed] Echoes its text.');
+    expect(before[0]?.tool.definition.description).toBe(`[${record.name}] Echoes its text.`);
+  });
+
+  test('saved settings apply, and a tool without them gets its defaults as its own copy', () => {
+    const record = serverRecord({ toolListing: listing });
+    const echo = `mcp__${record.slug}__echo`;
+    const saved = new Map([[echo, { enabled: false, parameters: { timeoutSeconds: 5 } }]]);
+    const tools = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory(saved)));
+    expect(tools[0]?.state).toBe('disabled');
+    expect(tools[0]?.settings.parameters).toEqual({ timeoutSeconds: 5 });
+    expect(tools[1]?.settings.parameters).toEqual({ timeoutSeconds: 60 });
+    const other = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
+    expect(other[1]?.settings.parameters).not.toBe(tools[1]?.settings.parameters);
+  });
+});
