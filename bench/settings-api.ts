@@ -16,9 +16,11 @@
  * a session cookie and with an API key, and as a plain user with a granted
  * root (session cookie): a shared server's users are mostly that, and their
  * shells are listed available only where the sandbox works, so their list
- * asks for its status.
+ * asks for its status. Last, a plain user with an MCP server of their own
+ * (the reference server-everything over stdio, connected once, then listed
+ * from memory), against a bare route answering the bytes of their longer list.
  *
- * Each round loads the four routes one after another, in an order that
+ * Each round loads the routes one after another, in an order that
  * rotates from round to round, and a ratio is taken within each round (the
  * settings route against the baseline of the same round), so a drift of the
  * machine between rounds does not land on one side. Each database is measured
@@ -41,7 +43,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Elysia } from 'elysia';
-import { createApp } from '../apps/api/src/app';
+import { type AppDependencies, createApp, createAppServices } from '../apps/api/src/app';
 import { createAuth } from '../apps/api/src/auth/create-auth';
 import { DATABASE_KINDS, type DatabaseKind } from '../apps/api/src/db/column-types';
 import { type AppDatabase, type DatabaseConfig, openDatabase } from '../apps/api/src/db/database';
@@ -56,12 +58,14 @@ import {
   createToolCatalog,
   defaultToolRegistry,
 } from '../apps/api/src/services/tools';
+import { referenceServerEntry } from '../apps/api/tests/support/mcp/mcp-fixtures';
 import { startTestPostgres } from '../apps/api/tests/support/postgres-server';
 import { createBenchApiKey, signUpBenchUser } from './bench-accounts';
 import { choiceFromEnv, numberFromEnv } from './env-options';
 import { memoryProbeNsPerRead } from './memory-probe';
 import { cpuMsByThread } from './process-cpu';
 import {
+  BASELINE_OF,
   mainMicros,
   type ProcessLoads,
   processesAtUsualSpeed,
@@ -71,6 +75,8 @@ import {
   type Route,
   type RouteLoad,
   type RouteSummary,
+  SETTINGS_ROUTES,
+  type SettingsRoute,
   summariseRoute,
   throughputRatio,
 } from './settings-figures';
@@ -166,11 +172,44 @@ async function signUp(url: string, root: string): Promise<BenchCredentials> {
   return { cookie, apiKey: key, grantedCookie: plain.cookie };
 }
 
+/**
+ * A plain user with an MCP server of their own (server-everything over stdio,
+ * its command allowed): connected once, so its tools are known, and listed
+ * from memory by every request after.
+ */
+async function signUpWithMcpServer(url: string): Promise<{ cookie: string; mcpTools: number }> {
+  const { cookie } = await signUpBenchUser(url, 'mcp@example.test');
+  const created = await fetch(`${url}/api/mcp/servers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({
+      name: 'Everything',
+      type: 'stdio',
+      command: process.execPath,
+      args: [referenceServerEntry('@modelcontextprotocol/server-everything')],
+    }),
+  });
+  if (!created.ok)
+    throw new Error(`creating an MCP server failed: ${created.status} ${await created.text()}`);
+  const { id } = (await created.json()) as { id: string };
+  const tested = await fetch(`${url}/api/mcp/servers/${id}/test`, {
+    method: 'POST',
+    headers: { cookie },
+  });
+  const result = (await tested.json()) as { ok: boolean; toolCount?: number; error?: unknown };
+  if (!result.ok) throw new Error(`the MCP server did not answer: ${JSON.stringify(result)}`);
+  await saveASetting(url, cookie);
+  return { cookie, mcpTools: result.toolCount ?? 0 };
+}
+
 interface MeasuredProcess extends ProcessLoads {
   tools: number;
   bodyBytes: number;
   /** The granted user's list (their shells may say why they are unavailable). */
   grantedBodyBytes: number;
+  /** The MCP user's server's tools, and the size of their list. */
+  mcpTools: number;
+  mcpBodyBytes: number;
 }
 
 /** In a measuring process: starts the servers on the database, loads the routes round by round. */
@@ -184,16 +223,20 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
     secret: 'bench-secret-bench-secret-bench-secret!!',
     allowSignup: true,
   });
+  const dependencies: AppDependencies = {
+    database,
+    auth,
+    tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
+    providers: createProviderRegistry({}),
+    models: createModelCatalog({ providers: createProviderRegistry({}) }),
+    runningTurns: createDatabaseRunningTurns(database),
+    // A plain user's stdio server may run this runtime (the MCP user's server-everything).
+    mcp: { stdioAllow: [process.execPath] },
+    logger,
+  };
+  const services = createAppServices(dependencies);
   const server = startServer({
-    app: createApp({
-      database,
-      auth,
-      tools: createToolCatalog([createBuiltinToolSource(defaultToolRegistry)]),
-      providers: createProviderRegistry({}),
-      models: createModelCatalog({ providers: createProviderRegistry({}) }),
-      runningTurns: createDatabaseRunningTurns(database),
-      logger,
-    }),
+    app: createApp(dependencies, services),
     database,
     logger,
     host: '127.0.0.1',
@@ -208,11 +251,17 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
   const grantedCheck = await fetch(settingsUrl, { headers: { cookie: grantedCookie } });
   if (!grantedCheck.ok) throw new Error(`the granted user's list failed: ${grantedCheck.status}`);
   const grantedBytes = (await grantedCheck.text()).length;
+  const { cookie: mcpCookie, mcpTools } = await signUpWithMcpServer(server.url);
+  const mcpBody = await (await fetch(settingsUrl, { headers: { cookie: mcpCookie } })).text();
   const bare = new Elysia()
     .get('/bare', () => 'ok')
     .get(
       '/same-body',
       () => new Response(body, { headers: { 'content-type': 'application/json' } }),
+    )
+    .get(
+      '/same-body-mcp',
+      () => new Response(mcpBody, { headers: { 'content-type': 'application/json' } }),
     );
   const bareServer = Bun.serve({
     hostname: '127.0.0.1',
@@ -226,6 +275,8 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
     await load(settingsUrl, { cookie });
     await load(settingsUrl, { authorization: `Bearer ${apiKey}` });
     await load(settingsUrl, { cookie: grantedCookie });
+    await load(`${bareUrl}/same-body-mcp`);
+    await load(settingsUrl, { cookie: mcpCookie });
 
     const targets: Record<Route, () => Promise<RouteLoad>> = {
       bare: () => load(`${bareUrl}/bare`),
@@ -233,6 +284,8 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
       cookie: () => load(settingsUrl, { cookie }),
       apiKey: () => load(settingsUrl, { authorization: `Bearer ${apiKey}` }),
       granted: () => load(settingsUrl, { cookie: grantedCookie }),
+      mcpSameBody: () => load(`${bareUrl}/same-body-mcp`),
+      mcp: () => load(settingsUrl, { cookie: mcpCookie }),
     };
     const rounds: RoundLoads[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -249,9 +302,12 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
       tools,
       bodyBytes: body.length,
       grantedBodyBytes: grantedBytes,
+      mcpTools,
+      mcpBodyBytes: mcpBody.length,
     };
   } finally {
     await bareServer.stop(true);
+    await services.mcpConnections.closeAll();
     await server.stop();
     rmSync(root, { recursive: true, force: true });
   }
@@ -299,61 +355,80 @@ async function benchDatabase(kind: DatabaseKind): Promise<MeasuredProcess[]> {
   return measured;
 }
 
+const LABELS: Record<SettingsRoute, string> = {
+  cookie: 'session cookie',
+  apiKey: 'API key (bearer)',
+  granted: 'user with a root',
+  mcp: 'user with an MCP server',
+};
+
 const formatRatio = (ratio: Ratio) =>
   `${ratio.median.toFixed(2)}x (${ratio.lowest.toFixed(2)}-${ratio.highest.toFixed(2)})`;
 
 function printDatabase(label: string, measured: MeasuredProcess[]): void {
   const [first] = measured;
   if (!first) return;
+  const kilobytes = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   console.log(
-    `\n${label} (${first.tools} tools, ${(first.bodyBytes / 1024).toFixed(1)} KB response (the user with a root: ${(first.grantedBodyBytes / 1024).toFixed(1)} KB), ${CONNECTIONS} connections, ${measured.length} processes of ${ROUNDS} rounds, ${DURATION_SECONDS} s per route, order rotating; medians over all rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
+    `\n${label} (${first.tools} tools, ${kilobytes(first.bodyBytes)} response; the user with a root ${kilobytes(first.grantedBodyBytes)}; the MCP user ${first.mcpTools} more tools, ${kilobytes(first.mcpBodyBytes)}; ${CONNECTIONS} connections, ${measured.length} processes of ${ROUNDS} rounds, ${DURATION_SECONDS} s per route, order rotating; medians over all rounds, ratios taken within each round (lowest-highest); load average ${loadavg()
       .map((value) => value.toFixed(2))
       .join(' ')})`,
   );
   // The threads that took at least 0.5 µs per request on some route, busiest first.
   const threadLine = (summary: RouteSummary) =>
-    `  ${''.padEnd(30)} by thread (µs/request): ${summary.threads
+    `  ${''.padEnd(34)} by thread (µs/request): ${summary.threads
       .filter(([, micros]) => micros >= 0.5)
       .map(([name, micros]) => `${name} ${micros.toFixed(1)}`)
       .join(', ')}`;
   const routeLine = (name: string, summary: RouteSummary) =>
-    `  ${name.padEnd(30)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms`;
+    `  ${name.padEnd(34)} ${summary.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${summary.p99Ms} ms`;
   const bare = summariseRoute(measured, 'bare');
-  const sameBody = summariseRoute(measured, 'sameBody');
   console.log(
     `${routeLine('bare route, "ok"', bare)}  server CPU ${bare.cpuMicros.toFixed(0)} µs/request`,
   );
   console.log(threadLine(bare));
-  console.log(
-    `${routeLine('bare route, same body', sameBody)}  server CPU ${sameBody.cpuMicros.toFixed(0)} µs/request`,
-  );
-  console.log(threadLine(sameBody));
   for (const [name, route] of [
-    ['settings, session cookie', 'cookie'],
-    ['settings, API key (bearer)', 'apiKey'],
-    ['settings, user with a root', 'granted'],
+    ['bare route, same body', 'sameBody'],
+    ["bare route, the MCP user's body", 'mcpSameBody'],
   ] as const) {
     const summary = summariseRoute(measured, route);
     console.log(
-      `${routeLine(name, summary)}  ${formatRatio(throughputRatio(measured, route, 'sameBody'))} same body (target >= 0.80x), ${formatRatio(throughputRatio(measured, route, 'bare'))} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
+      `${routeLine(name, summary)}  server CPU ${summary.cpuMicros.toFixed(0)} µs/request`,
+    );
+    console.log(threadLine(summary));
+  }
+  for (const route of SETTINGS_ROUTES) {
+    const baseline = BASELINE_OF[route];
+    const summary = summariseRoute(measured, route);
+    const baselineCpu = summariseRoute(measured, baseline).cpuMicros;
+    console.log(
+      `${routeLine(`settings, ${LABELS[route]}`, summary)}  ${formatRatio(throughputRatio(measured, route, baseline))} same body (target >= 0.80x), ${formatRatio(throughputRatio(measured, route, 'bare'))} "ok"${summary.failures > 0 ? `  FAILURES ${summary.failures}` : ''}`,
     );
     console.log(
-      `  ${''.padEnd(30)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(sameBody.cpuMicros / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bare.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
+      `  ${''.padEnd(34)} server CPU ${summary.cpuMicros.toFixed(0)} µs/request: ${(baselineCpu / summary.cpuMicros).toFixed(2)}x same body's throughput per core, ${(bare.cpuMicros / summary.cpuMicros).toFixed(2)}x "ok"'s`,
     );
     console.log(threadLine(summary));
   }
   console.log(
     '  by process: memory (random reads over 64 MiB, ns each), then JavaScript-thread µs per request (medians over its rounds) and throughput against the same body',
   );
+  const ratios = (processes: readonly MeasuredProcess[]) =>
+    SETTINGS_ROUTES.map(
+      (route) =>
+        `${LABELS[route]} ${formatRatio(throughputRatio(processes, route, BASELINE_OF[route]))}`,
+    ).join(', ');
   const usual = processesAtUsualSpeed(measured);
   if (usual.length < measured.length)
     console.log(
-      `  over the ${usual.length} of ${measured.length} processes whose memory read within 20 % of the fastest's: cookie ${formatRatio(throughputRatio(usual, 'cookie', 'sameBody'))}, API key ${formatRatio(throughputRatio(usual, 'apiKey', 'sameBody'))}, user with a root ${formatRatio(throughputRatio(usual, 'granted', 'sameBody'))} same body`,
+      `  over the ${usual.length} of ${measured.length} processes whose memory read within 20 % of the fastest's: ${ratios(usual)} same body`,
     );
   measured.forEach((one, index) => {
-    const ratio = (route: Route) => throughputRatio([one], route, 'sameBody').median.toFixed(2);
+    const routes = SETTINGS_ROUTES.map(
+      (route) =>
+        `${LABELS[route]} ${mainMicros(one, route).toFixed(1)} (${throughputRatio([one], route, BASELINE_OF[route]).median.toFixed(2)}x)`,
+    ).join(', ');
     console.log(
-      `  ${`process ${index + 1}`.padEnd(12)} memory ${one.memoryNsPerRead.toFixed(1).padStart(5)} ns   same body ${mainMicros(one, 'sameBody').toFixed(1)}, cookie ${mainMicros(one, 'cookie').toFixed(1)} (${ratio('cookie')}x), API key ${mainMicros(one, 'apiKey').toFixed(1)} (${ratio('apiKey')}x), user with a root ${mainMicros(one, 'granted').toFixed(1)} (${ratio('granted')}x)`,
+      `  ${`process ${index + 1}`.padEnd(12)} memory ${one.memoryNsPerRead.toFixed(1).padStart(5)} ns   same body ${mainMicros(one, 'sameBody').toFixed(1)}, MCP user's body ${mainMicros(one, 'mcpSameBody').toFixed(1)}; ${routes}`,
     );
   });
 }

@@ -7,11 +7,33 @@
 import { median } from './load/figures';
 
 /**
- * `cookie` and `apiKey` are the server's admin; `granted` is a plain user with a
- * granted root, whose shells' availability follows the sandbox's status.
+ * The bare routes (`ok`, and the very bytes of a settings list), then the
+ * settings route for its users: `cookie` and `apiKey` are the server's admin;
+ * `granted` a plain user with a granted root, whose shells' availability
+ * follows the sandbox's status; `mcp` a plain user with an MCP server of
+ * their own, listed from memory.
  */
-export const ROUTES = ['bare', 'sameBody', 'cookie', 'apiKey', 'granted'] as const;
+export const ROUTES = [
+  'bare',
+  'sameBody',
+  'cookie',
+  'apiKey',
+  'granted',
+  'mcpSameBody',
+  'mcp',
+] as const;
 export type Route = (typeof ROUTES)[number];
+
+export const SETTINGS_ROUTES = ['cookie', 'apiKey', 'granted', 'mcp'] as const;
+export type SettingsRoute = (typeof SETTINGS_ROUTES)[number];
+
+/** Each settings route's baseline: the bare route answering the same bytes it answers. */
+export const BASELINE_OF: Record<SettingsRoute, Route> = {
+  cookie: 'sameBody',
+  apiKey: 'sameBody',
+  granted: 'sameBody',
+  mcp: 'mcpSameBody',
+};
 
 /** One route loaded for one round. */
 export interface RouteLoad {

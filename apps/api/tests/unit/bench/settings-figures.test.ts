@@ -31,6 +31,7 @@ function round(rps: number, settings: number, main = 20): RoundLoads {
     cookie: routeLoad(settings, main * 2),
     apiKey: routeLoad(settings, main * 2),
     granted: routeLoad(settings, main * 2),
+    mcp: routeLoad(settings, main * 2),
   } as RoundLoads;
 }
 
