@@ -322,10 +322,19 @@ export function getSafeEffectiveToolSettings(
   return { enabled: tool.settings.canDisable ? enabled : true, parameters };
 }
 
+/** Freezes a settings value and everything in it. */
+function freezeSettingValue<T>(value: T): T {
+  if (Array.isArray(value)) for (const item of value) freezeSettingValue(item);
+  else if (isPlainObject(value)) for (const item of Object.values(value)) freezeSettingValue(item);
+  return Object.freeze(value);
+}
+
 /**
  * `getSafeEffectiveToolSettings` for tool sources, whose listings are made per
- * request: a tool without a saved row has its default settings, merged once
- * per tool (the merge is most of a listing's cost) and handed out as copies.
+ * request: a tool without a saved row gets its default settings merged once
+ * per tool and handed out shared and frozen (the merge, then a copy per
+ * listing, were most of a listing's cost). Nothing changes a tool's settings
+ * in place; an attempt fails loudly rather than change everyone's defaults.
  */
 export function createEffectiveSettingsLookup(): (
   tool: RegisteredTool,
@@ -336,10 +345,10 @@ export function createEffectiveSettingsLookup(): (
     if (saved) return getSafeEffectiveToolSettings(tool, saved);
     let settings = defaults.get(tool);
     if (!settings) {
-      settings = getSafeEffectiveToolSettings(tool, undefined);
+      settings = freezeSettingValue(getSafeEffectiveToolSettings(tool, undefined));
       defaults.set(tool, settings);
     }
-    return { enabled: settings.enabled, parameters: { ...settings.parameters } };
+    return settings;
   };
 }
 

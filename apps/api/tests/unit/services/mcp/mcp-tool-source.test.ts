@@ -99,15 +99,21 @@ describe('an MCP tool source listing from memory', () => {
     expect(before[0]?.tool.definition.description).toBe(`[${record.name}] Echoes its text.`);
   });
 
-  test('saved settings apply, and a tool without them gets its defaults as its own copy', () => {
+  test('saved settings apply; a tool without them gets its defaults, shared and frozen', () => {
     const record = serverRecord({ toolListing: listing });
     const echo = `mcp__${record.slug}__echo`;
     const saved = new Map([[echo, { enabled: false, parameters: { timeoutSeconds: 5 } }]]);
     const tools = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory(saved)));
     expect(tools[0]?.state).toBe('disabled');
     expect(tools[0]?.settings.parameters).toEqual({ timeoutSeconds: 5 });
-    expect(tools[1]?.settings.parameters).toEqual({ timeoutSeconds: 60 });
-    const other = listedNow(sources.sourceFor('user_1', record).listTools(fromMemory()));
-    expect(other[1]?.settings.parameters).not.toBe(tools[1]?.settings.parameters);
+    expect(tools[1]?.settings).toEqual({ enabled: true, parameters: { timeoutSeconds: 60 } });
+    const other = listedNow(sources.sourceFor('user_2', record).listTools(fromMemory()));
+    expect(other[1]?.settings).toBe(tools[1]?.settings);
+    const defaults = other[1]?.settings as { parameters: Record<string, unknown> };
+    expect(Object.isFrozen(defaults)).toBe(true);
+    expect(() => {
+      defaults.parameters.timeoutSeconds = 1;
+    }).toThrow(TypeError);
+    expect(other[0]?.settings.parameters).toEqual({ timeoutSeconds: 60 });
   });
 });

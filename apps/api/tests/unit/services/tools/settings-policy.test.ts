@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { ToolParameterError } from '../../../../src/services/tools/errors';
 import {
+  createEffectiveSettingsLookup,
   getDefaultToolSettings,
   getSafeEffectiveToolSettings,
   getToolDefinitionsForTools,
@@ -329,5 +330,33 @@ describe('getToolDefinitionsForTools', () => {
       buildDefinition: () => ({ name: 'other', description: 'x', parameters: { type: 'object' } }),
     };
     expect(() => getToolDefinitionsForTools([renaming])).toThrow(/keep the registered name/);
+  });
+});
+
+describe('createEffectiveSettingsLookup (tool sources, per listing)', () => {
+  test('a tool without a saved row gets its defaults: the same object each time, frozen through', () => {
+    const settingsOf = createEffectiveSettingsLookup();
+    const tool = sampleTool();
+    const first = settingsOf(tool, undefined);
+    expect(first).toEqual(getSafeEffectiveToolSettings(tool, undefined));
+    expect(settingsOf(tool, undefined)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.parameters)).toBe(true);
+    const tags = first.parameters.tags as string[];
+    expect(() => tags.push('changed')).toThrow(TypeError);
+    // The tool's own declared defaults are not frozen with them.
+    expect(Object.isFrozen(tool.settings.defaultParameters.tags)).toBe(false);
+    expect(getDefaultToolSettings(tool).parameters.tags).toEqual([]);
+  });
+
+  test('a saved row gets settings of its own, merged each time', () => {
+    const settingsOf = createEffectiveSettingsLookup();
+    const tool = sampleTool();
+    const saved = { enabled: false, parameters: { timeoutSeconds: 60 } };
+    const first = settingsOf(tool, saved);
+    expect(first.enabled).toBe(false);
+    expect(first.parameters.timeoutSeconds).toBe(60);
+    expect(settingsOf(tool, saved)).not.toBe(first);
+    expect(Object.isFrozen(first)).toBe(false);
   });
 });
