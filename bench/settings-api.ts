@@ -245,14 +245,17 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
   const root = mkdtempSync(join(tmpdir(), 'mango-bench-root-'));
   const { cookie, apiKey, grantedCookie } = await signUp(server.url, root);
   const settingsUrl = `${server.url}/api/settings/tools`;
-  const check = await fetch(settingsUrl, { headers: { cookie } });
-  const body = await check.text();
+  /** The list a session's user gets, checked to be one. */
+  const listBody = async (sessionCookie: string): Promise<string> => {
+    const response = await fetch(settingsUrl, { headers: { cookie: sessionCookie } });
+    if (!response.ok) throw new Error(`a settings list failed: ${response.status}`);
+    return response.text();
+  };
+  const body = await listBody(cookie);
   const tools = (JSON.parse(body) as { tools: unknown[] }).tools.length;
-  const grantedCheck = await fetch(settingsUrl, { headers: { cookie: grantedCookie } });
-  if (!grantedCheck.ok) throw new Error(`the granted user's list failed: ${grantedCheck.status}`);
-  const grantedBytes = (await grantedCheck.text()).length;
+  const grantedBytes = (await listBody(grantedCookie)).length;
   const { cookie: mcpCookie, mcpTools } = await signUpWithMcpServer(server.url);
-  const mcpBody = await (await fetch(settingsUrl, { headers: { cookie: mcpCookie } })).text();
+  const mcpBody = await listBody(mcpCookie);
   const bare = new Elysia()
     .get('/bare', () => 'ok')
     .get(
@@ -270,14 +273,6 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
   });
   try {
     const bareUrl = `http://127.0.0.1:${bareServer.port}`;
-    // Warm-up: JIT, statement caches, connection pools.
-    await load(`${bareUrl}/same-body`);
-    await load(settingsUrl, { cookie });
-    await load(settingsUrl, { authorization: `Bearer ${apiKey}` });
-    await load(settingsUrl, { cookie: grantedCookie });
-    await load(`${bareUrl}/same-body-mcp`);
-    await load(settingsUrl, { cookie: mcpCookie });
-
     const targets: Record<Route, () => Promise<RouteLoad>> = {
       bare: () => load(`${bareUrl}/bare`),
       sameBody: () => load(`${bareUrl}/same-body`),
@@ -287,6 +282,8 @@ async function measure(config: DatabaseConfig): Promise<MeasuredProcess> {
       mcpSameBody: () => load(`${bareUrl}/same-body-mcp`),
       mcp: () => load(settingsUrl, { cookie: mcpCookie }),
     };
+    // Warm-up: JIT, statement caches, connection pools.
+    for (const route of ROUTES) await targets[route]();
     const rounds: RoundLoads[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const results: Partial<RoundLoads> = {};

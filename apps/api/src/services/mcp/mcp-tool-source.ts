@@ -14,6 +14,7 @@ import { createEffectiveSettingsLookup } from '../tools/settings-policy';
 import {
   describeSourcedTool,
   type SourcedTool,
+  type ToolListingRequest,
   type ToolSource,
   type ToolSourceHealth,
 } from '../tools/sources/tool-source';
@@ -183,31 +184,33 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
     /** The tool source of one of the user's servers. */
     sourceFor(userId: string, record: McpServerRecord): ToolSource {
       let listed: ServerTools | undefined;
+      const describe = (
+        request: ToolListingRequest,
+        listing: readonly McpListedTool[],
+        unavailable: string | undefined,
+      ): SourcedTool[] => {
+        const built = toolsOf(record, listing);
+        listed = built;
+        return built.tools.map((tool) =>
+          describeSourcedTool(
+            source,
+            tool,
+            settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
+            unavailable ?? built.unmappable.get(tool.definition.name),
+          ),
+        );
+      };
       const source: ToolSource = {
         info: { id: mcpSourceId(record.id), kind: 'server', name: record.name },
         // Synchronous unless it connects: a listing from memory then needs no promise and no
         // time budget in the catalog.
         listTools(request) {
-          const describe = (
-            listing: readonly McpListedTool[],
-            unavailable: string | undefined,
-          ): SourcedTool[] => {
-            const built = toolsOf(record, listing);
-            listed = built;
-            return built.tools.map((tool) =>
-              describeSourcedTool(
-                source,
-                tool,
-                settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
-                unavailable ?? built.unmappable.get(tool.definition.name),
-              ),
-            );
-          };
           const refusal = stdioStartRefusal(record, deps.stdioAllow);
           if (!record.enabled || refusal)
-            return describe(record.toolListing ?? [], refusal ?? MCP_DISABLED_REASON);
+            return describe(request, record.toolListing ?? [], refusal ?? MCP_DISABLED_REASON);
           if (!request.connect)
             return describe(
+              request,
               deps.manager.peek(userId, record)?.tools ?? record.toolListing ?? [],
               undefined,
             );
@@ -218,7 +221,7 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
             request.signal.addEventListener('abort', () => reject(request.signal.reason), {
               once: true,
             });
-          }).then((listing) => describe(listing, undefined));
+          }).then((listing) => describe(request, listing, undefined));
         },
         async execute(sourced: SourcedTool, args: unknown, context: ToolContext) {
           const name =
