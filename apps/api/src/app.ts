@@ -145,7 +145,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     now,
   });
   listings.save = mcp.saveListing;
-  const catalog = withUserSources(deps.tools, mcp.userSources);
+  const catalog = withUserSources(deps.tools, mcp.userSources, mcp.knownUserSources);
   const roots = createGrantedRoots({
     database,
     now,
@@ -157,6 +157,7 @@ export function createAppServices(deps: AppDependencies): AppServices {
     repository: createToolSettingsRepository(database, now),
     changes: database.changes,
     hostAccess,
+    knownHostAccess: (userId) => roots.knownHostAccess(userId),
   });
   const chatRepository = createChatRepository(database, now);
   const tools: ChatToolsDeps = {

@@ -29,6 +29,8 @@ export interface GrantedRootsService {
   replace(userId: string, roots: readonly string[]): Promise<string[]>;
   /** What the user's system tools may reach: an admin anywhere, anyone else their roots. */
   hostAccess(userId: string): Promise<HostAccess>;
+  /** `hostAccess` when it is known in memory (fresh), without reading anything; else undefined. */
+  knownHostAccess(userId: string): HostAccess | undefined;
   /** The user's roots or role changed: this instance forgets at once, the others when signalled. */
   forget(userId: string): Promise<void>;
 }
@@ -165,6 +167,11 @@ export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService 
     },
 
     forget,
+
+    knownHostAccess(userId) {
+      const cached = cache.lookup(userId);
+      return cached?.fresh ? cached.value : undefined;
+    },
 
     async hostAccess(userId) {
       const cached = cache.lookup(userId);

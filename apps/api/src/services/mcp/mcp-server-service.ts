@@ -283,6 +283,13 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
   return {
     visibleServers,
 
+    /** `userSources` when the user's servers are known in memory (fresh), without reading; else undefined. */
+    knownUserSources(userId: string): readonly ToolSource[] | undefined {
+      const cached = visibleCache.lookup(userId);
+      if (!cached?.fresh) return undefined;
+      return cached.value.map((record) => deps.toolSources.sourceFor(userId, record));
+    },
+
     /** The tool sources of a user's servers, for the tool catalog. */
     async userSources(userId: string): Promise<readonly ToolSource[]> {
       const records = await visibleServers(userId);

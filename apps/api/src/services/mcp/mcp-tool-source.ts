@@ -12,7 +12,7 @@ import { ToolAbortedError, ToolExecutionError, ToolTimeoutError } from '../tools
 import { lookupSavedSettings } from '../tools/runtime';
 import { createEffectiveSettingsLookup } from '../tools/settings-policy';
 import {
-  describeSourcedTool,
+  createSourcedToolsReuse,
   type SourcedTool,
   type ToolListingRequest,
   type ToolSource,
@@ -124,8 +124,6 @@ interface ServerTools {
   tools: RegisteredTool[];
   /** Exposed name → why the tool cannot be offered (its schema). */
   unmappable: Map<string, string>;
-  /** Exposed name → MCP name. */
-  originals: Map<string, string>;
 }
 
 function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string | undefined): T {
@@ -136,6 +134,11 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
   // Same server configuration and listing → the same tool objects (the settings list compares them).
   const memo = new Map<string, ServerTools>();
   const settingsOf = createEffectiveSettingsLookup();
+  // Each tool object's name on its server: a call is routed by the very object its listing made.
+  const mcpNames = new WeakMap<RegisteredTool, string>();
+  // One source per user and server record (records are replaced whole when they change), so
+  // its unchanged listing is handed out again, the same objects, as the built-ins' is.
+  const sources = new WeakMap<McpServerRecord, Map<string, ToolSource>>();
   // The same listing array (a connection's, or a cached record's) is known without hashing it
   // again: listings are made per request, and hashing 13 tools cost about 10 µs. Listing arrays
   // are replaced whole when a server lists again, never changed in place.
@@ -165,16 +168,16 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       record.slug,
       listing.map((tool) => tool.name),
     );
-    const originals = new Map<string, string>();
     const unmappable = new Map<string, string>();
     const tools = listing.map((tool) => {
       const exposed = names.get(tool.name) ?? tool.name;
-      originals.set(exposed, tool.name);
       const reason = unmappableSchemaReason(tool);
       if (reason) unmappable.set(exposed, reason);
-      return registeredToolFor(record, tool, exposed, deps.defaultCallTimeoutSeconds);
+      const registered = registeredToolFor(record, tool, exposed, deps.defaultCallTimeoutSeconds);
+      mcpNames.set(registered, tool.name);
+      return registered;
     });
-    const built = { tools, originals, unmappable };
+    const built = { tools, unmappable };
     if (memo.size > 1_000) memo.clear();
     memo.set(key, built);
     return built;
@@ -183,115 +186,126 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
   return {
     /** The tool source of one of the user's servers. */
     sourceFor(userId: string, record: McpServerRecord): ToolSource {
-      let listed: ServerTools | undefined;
-      const describe = (
-        request: ToolListingRequest,
-        listing: readonly McpListedTool[],
-        unavailable: string | undefined,
-      ): SourcedTool[] => {
-        const built = toolsOf(record, listing);
-        listed = built;
-        return built.tools.map((tool) =>
-          describeSourcedTool(
-            source,
-            tool,
-            settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
-            unavailable ?? built.unmappable.get(tool.definition.name),
-          ),
-        );
-      };
-      const source: ToolSource = {
-        info: { id: mcpSourceId(record.id), kind: 'server', name: record.name },
-        // Synchronous unless it connects: a listing from memory then needs no promise and no
-        // time budget in the catalog.
-        listTools(request) {
-          const refusal = stdioStartRefusal(record, deps.stdioAllow);
-          if (!record.enabled || refusal)
-            return describe(request, record.toolListing ?? [], refusal ?? MCP_DISABLED_REASON);
-          if (!request.connect)
-            return describe(
-              request,
-              deps.manager.peek(userId, record)?.tools ?? record.toolListing ?? [],
-              undefined,
-            );
-          const connection = deps.manager.acquire(userId, record);
-          // The listing stops waiting at its budget; the attempt goes on for the next turn.
-          return new Promise<McpListedTool[]>((resolve, reject) => {
-            connection.ready().then(resolve, reject);
-            request.signal.addEventListener('abort', () => reject(request.signal.reason), {
-              once: true,
-            });
-          }).then((listing) => describe(request, listing, undefined));
-        },
-        async execute(sourced: SourcedTool, args: unknown, context: ToolContext) {
-          const name =
-            listed?.originals.get(sourced.tool.definition.name) ?? sourced.tool.definition.name;
-          const timeoutSeconds =
-            Number(context.parameters.timeoutSeconds) || deps.defaultCallTimeoutSeconds;
-          const connection = deps.manager.acquire(userId, record);
-          try {
-            const result = await connection.call(name, args, {
-              signal: context.signal,
-              timeoutMs: timeoutSeconds * 1000,
-              ...(context.emit
-                ? {
-                    onProgress: (progress) =>
-                      context.emit?.({
-                        type: 'mcp_progress',
-                        ...(progress.message ? { message: progress.message } : {}),
-                        data: {
-                          progress: progress.progress,
-                          ...(progress.total === undefined ? {} : { total: progress.total }),
-                        },
-                      }),
-                  }
-                : {}),
-            });
-            return await toToolResult(result, context, {
-              ...(deps.images ? { images: deps.images } : {}),
-              serverName: record.name,
-            });
-          } catch (error) {
-            const reason = context.signal.reason;
-            if (
-              context.signal.aborted &&
-              (reason instanceof ToolAbortedError || reason instanceof ToolTimeoutError)
-            )
-              throw reason;
-            if (error instanceof ToolExecutionError) throw error;
-            const message =
-              error instanceof McpConnectionError || error instanceof Error
-                ? error.message
-                : String(error);
-            throw new ToolExecutionError(
-              `The call to ${name} on the MCP server ${record.name} failed: ${message}`,
-              {
-                details: {
-                  server: record.slug,
-                  ...(connection.lastError ? { serverError: connection.lastError.code } : {}),
-                },
-              },
-            );
-          }
-        },
-        health(forUser): ToolSourceHealth {
-          const connection = deps.manager.peek(forUser, record);
-          const state = deps.manager.statusOf(forUser, record);
-          const lastError = connection?.lastError ?? null;
-          const toolCount = connection?.tools?.length ?? record.toolListing?.length ?? null;
-          return {
-            state,
-            health: state === 'error' ? 'error' : state === 'disabled' ? 'disabled' : 'ok',
-            ...(state === 'error' && lastError ? { reason: lastError.message } : {}),
-            ...(state === 'disabled' ? { reason: MCP_DISABLED_REASON } : {}),
-            toolCount,
-            lastError: lastError ? withStderr(lastError, connection?.stderr()) : null,
-          };
-        },
-      };
+      let byUser = sources.get(record);
+      if (!byUser) {
+        byUser = new Map();
+        sources.set(record, byUser);
+      }
+      let source = byUser.get(userId);
+      if (!source) {
+        source = createSource(userId, record);
+        byUser.set(userId, source);
+      }
       return source;
     },
   };
+
+  function createSource(userId: string, record: McpServerRecord): ToolSource {
+    const describe = (
+      request: ToolListingRequest,
+      listing: readonly McpListedTool[],
+      unavailable: string | undefined,
+    ): SourcedTool[] => {
+      const { tools, unmappable } = toolsOf(record, listing);
+      return reuse(
+        tools,
+        tools.map((tool) =>
+          settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
+        ),
+        tools.map((tool) => unavailable ?? unmappable.get(tool.definition.name)),
+      );
+    };
+    const source: ToolSource = {
+      info: { id: mcpSourceId(record.id), kind: 'server', name: record.name },
+      // Synchronous unless it connects: a listing from memory then needs no promise and no
+      // time budget in the catalog.
+      listTools(request) {
+        const refusal = stdioStartRefusal(record, deps.stdioAllow);
+        if (!record.enabled || refusal)
+          return describe(request, record.toolListing ?? [], refusal ?? MCP_DISABLED_REASON);
+        if (!request.connect)
+          return describe(
+            request,
+            deps.manager.peek(userId, record)?.tools ?? record.toolListing ?? [],
+            undefined,
+          );
+        const connection = deps.manager.acquire(userId, record);
+        // The listing stops waiting at its budget; the attempt goes on for the next turn.
+        return new Promise<McpListedTool[]>((resolve, reject) => {
+          connection.ready().then(resolve, reject);
+          request.signal.addEventListener('abort', () => reject(request.signal.reason), {
+            once: true,
+          });
+        }).then((listing) => describe(request, listing, undefined));
+      },
+      async execute(sourced: SourcedTool, args: unknown, context: ToolContext) {
+        const name = mcpNames.get(sourced.tool) ?? sourced.tool.definition.name;
+        const timeoutSeconds =
+          Number(context.parameters.timeoutSeconds) || deps.defaultCallTimeoutSeconds;
+        const connection = deps.manager.acquire(userId, record);
+        try {
+          const result = await connection.call(name, args, {
+            signal: context.signal,
+            timeoutMs: timeoutSeconds * 1000,
+            ...(context.emit
+              ? {
+                  onProgress: (progress) =>
+                    context.emit?.({
+                      type: 'mcp_progress',
+                      ...(progress.message ? { message: progress.message } : {}),
+                      data: {
+                        progress: progress.progress,
+                        ...(progress.total === undefined ? {} : { total: progress.total }),
+                      },
+                    }),
+                }
+              : {}),
+          });
+          return await toToolResult(result, context, {
+            ...(deps.images ? { images: deps.images } : {}),
+            serverName: record.name,
+          });
+        } catch (error) {
+          const reason = context.signal.reason;
+          if (
+            context.signal.aborted &&
+            (reason instanceof ToolAbortedError || reason instanceof ToolTimeoutError)
+          )
+            throw reason;
+          if (error instanceof ToolExecutionError) throw error;
+          const message =
+            error instanceof McpConnectionError || error instanceof Error
+              ? error.message
+              : String(error);
+          throw new ToolExecutionError(
+            `The call to ${name} on the MCP server ${record.name} failed: ${message}`,
+            {
+              details: {
+                server: record.slug,
+                ...(connection.lastError ? { serverError: connection.lastError.code } : {}),
+              },
+            },
+          );
+        }
+      },
+      health(forUser): ToolSourceHealth {
+        const connection = deps.manager.peek(forUser, record);
+        const state = deps.manager.statusOf(forUser, record);
+        const lastError = connection?.lastError ?? null;
+        const toolCount = connection?.tools?.length ?? record.toolListing?.length ?? null;
+        return {
+          state,
+          health: state === 'error' ? 'error' : state === 'disabled' ? 'disabled' : 'ok',
+          ...(state === 'error' && lastError ? { reason: lastError.message } : {}),
+          ...(state === 'disabled' ? { reason: MCP_DISABLED_REASON } : {}),
+          toolCount,
+          lastError: lastError ? withStderr(lastError, connection?.stderr()) : null,
+        };
+      },
+    };
+    const reuse = createSourcedToolsReuse(source);
+    return source;
+  }
 }
 
 export type McpToolSources = ReturnType<typeof createMcpToolSources>;

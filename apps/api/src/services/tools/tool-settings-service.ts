@@ -47,6 +47,8 @@ export interface ToolSettingsServiceDependencies {
   changes?: ChangeFeed;
   /** What a user's system tools may reach (their unavailable reasons follow it); unrestricted without. */
   hostAccess?: (userId: string) => Promise<HostAccess>;
+  /** `hostAccess` when it is known in memory, without reading anything; else undefined. */
+  knownHostAccess?: (userId: string) => HostAccess | undefined;
 }
 
 /** The change channel for a user's tool settings (the key is the user id). */
@@ -88,12 +90,15 @@ function describeTool(
 
 /** The tools a listing offers, as the cache compares them: each tool object and its unavailable reason. */
 interface CatalogShape {
+  /** The listing's own array: an unchanged listing is handed out again (tool-catalog.ts), known by identity. */
+  listed: readonly SourcedTool[];
   tools: readonly RegisteredTool[];
   reasons: readonly (string | undefined)[];
 }
 
 function shapeOf(listing: ToolCatalogListing): CatalogShape {
   return {
+    listed: listing.tools,
     tools: listing.tools.map((listed) => listed.tool),
     reasons: listing.tools.map((listed) =>
       listed.state === 'unavailable' ? listed.reason : undefined,
@@ -103,6 +108,7 @@ function shapeOf(listing: ToolCatalogListing): CatalogShape {
 
 /** Equal shapes, equal descriptors (compared without building anything, on every request). */
 function sameShape(shape: CatalogShape, listing: ToolCatalogListing): boolean {
+  if (shape.listed === listing.tools) return true;
   if (shape.tools.length !== listing.tools.length) return false;
   return listing.tools.every(
     (listed, index) =>
@@ -144,9 +150,25 @@ export function createToolSettingsService(
     const hostAccess = await deps.hostAccess?.(userId);
     return hostAccess ? { hostAccess } : {};
   };
-  // Nothing is started for it: an MCP server's tools are those it listed last.
-  const listCatalog = async (userId: string) =>
-    catalog.list({ userId, saved: NO_SAVED_SETTINGS, connect: false, ...(await accessOf(userId)) });
+  // Nothing is started for it: an MCP server's tools are those it listed last. Listed
+  // synchronously when the user's access and servers are known in memory, as they are for
+  // every request but the first in a minute: no promise is then made for it at all.
+  const listCatalog = (userId: string): ToolCatalogListing | Promise<ToolCatalogListing> => {
+    const known = deps.hostAccess ? deps.knownHostAccess?.(userId) : undefined;
+    if (known || !deps.hostAccess) {
+      const request = {
+        userId,
+        saved: NO_SAVED_SETTINGS,
+        connect: false,
+        ...(known ? { hostAccess: known } : {}),
+      };
+      const listing = catalog.listKnown(request);
+      if (listing) return listing;
+    }
+    return accessOf(userId).then((access) =>
+      catalog.list({ userId, saved: NO_SAVED_SETTINGS, connect: false, ...access }),
+    );
+  };
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
   // rows are read and the list is rebuilt only when they differ.
@@ -172,7 +194,8 @@ export function createToolSettingsService(
 
   return {
     async listToolSettings(userId) {
-      const listing = await listCatalog(userId);
+      const known = listCatalog(userId);
+      const listing = known instanceof Promise ? await known : known;
       const cached = listCache.lookup(userId);
       if (cached?.fresh && sameShape(cached.value.catalog, listing)) return cached.value.tools;
       // Requests that miss together (the entry expired under load) share the rows' read; each

@@ -7,6 +7,7 @@
  * routes are the admins' alone.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { realpathSync } from 'node:fs';
 import type {
   Chat,
   ChatCapabilities,
@@ -15,6 +16,7 @@ import type {
   TurnStreamEvent,
 } from '@mango/shared';
 import { openDatabase } from '../../../src/db/database';
+import { createGrantedRoots } from '../../../src/services/admin/granted-roots';
 import '../../../src/services/tools';
 import { createProviderRegistry } from '../../../src/services/providers/provider-registry';
 import { NO_GRANTED_ROOTS_REASON } from '../../../src/services/tools/host-access';
@@ -273,5 +275,20 @@ describeEachDatabase('granted roots', (_kind, current) => {
     expect((await toolState(bob, 'read_file'))?.unavailableReason).toBeUndefined();
     expect((await promote('user')).status).toBe(200);
     expect((await toolState(bob, 'read_file'))?.unavailableReason).toBe(NO_GRANTED_ROOTS_REASON);
+  });
+
+  test("a user's host access is known in memory once read, and forgotten when the roots change", async () => {
+    const roots = createGrantedRoots({ database: current().database });
+    expect(await waitUntil(() => current().database.changes.isLive(), 5_000)).toBe(true);
+    expect(roots.knownHostAccess(bob.id)).toBeUndefined();
+    const read = await roots.hostAccess(bob.id);
+    expect(roots.knownHostAccess(bob.id)).toBe(read);
+    await roots.replace(bob.id, [tree.at('granted')]);
+    expect(roots.knownHostAccess(bob.id)).toBeUndefined();
+    expect(await roots.hostAccess(bob.id)).toEqual({
+      kind: 'granted',
+      roots: [realpathSync(tree.at('granted'))],
+    });
+    await roots.replace(bob.id, []);
   });
 });

@@ -445,4 +445,18 @@ describeEachDatabase('Settings → MCP', (_kind, current) => {
     ).json()) as ToolSettingsListResponse;
     expect(settings.tools.some((tool) => tool.name.startsWith('mcp__short-lived__'))).toBe(false);
   });
+
+  test("a user's servers are known in memory once read, and forgotten when one is added", async () => {
+    const carol = await app.signUp();
+    const { mcp } = app.services;
+    expect(await waitUntil(() => current().database.changes.isLive(), 5_000)).toBe(true);
+    expect(mcp.knownUserSources(carol.id)).toBeUndefined();
+    const read = await mcp.userSources(carol.id);
+    const known = mcp.knownUserSources(carol.id);
+    expect(known?.map((source) => source.info.id)).toEqual(read.map((source) => source.info.id));
+    // The same source objects, so their unchanged listings are handed out again.
+    expect(known?.every((source, index) => source === read[index])).toBe(true);
+    await post(admin, { name: 'Added later', type: 'http', url: http.url });
+    expect(mcp.knownUserSources(carol.id)).toBeUndefined();
+  });
 });

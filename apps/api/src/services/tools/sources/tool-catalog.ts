@@ -45,11 +45,22 @@ export interface ToolCatalogRequest extends ToolScope {
 /** Sources that depend on the user (each MCP server the user has), asked on every listing. */
 export type UserToolSources = (userId: string) => Promise<readonly ToolSource[]>;
 
+/** The user's own sources when they are known without reading anything (in memory), else undefined. */
+export type KnownUserToolSources = (userId: string) => readonly ToolSource[] | undefined;
+
 export interface ToolCatalog {
   readonly sources: readonly ToolSource[];
   /** Each source's listing budget when a request names none. */
   readonly budgetMs: number;
   list(request: ToolCatalogRequest): Promise<ToolCatalogListing>;
+  /**
+   * `list` without reading the user's own sources: undefined when they are
+   * not known in memory. Synchronous when every source answers from memory
+   * (a listing per request then makes no promise at all), else a promise.
+   */
+  listKnown(
+    request: ToolCatalogRequest,
+  ): ToolCatalogListing | Promise<ToolCatalogListing> | undefined;
 }
 
 /** A catalog that cannot be built as given (two sources with one id). */
@@ -182,9 +193,76 @@ async function raceBudget(
   return outcome;
 }
 
+/**
+ * Listings are made per request. While every source hands out the very same
+ * remembered (frozen) array (`createSourcedToolsReuse`), the merge is the
+ * same too, and the listing made from them last is handed out again: no
+ * name map, no arrays, and the same `tools` array for the settings list to
+ * know by identity. Looked up by the last source's array (a user's own MCP
+ * server, or the built-ins for a user without one).
+ */
+function createListingMemo() {
+  const recentListings = new WeakMap<
+    readonly SourcedTool[],
+    {
+      sources: readonly ToolSource[];
+      lists: readonly (readonly SourcedTool[])[];
+      listing: ToolCatalogListing;
+    }
+  >();
+
+  function listsOf(outcomes: readonly SourceOutcome[]): (readonly SourcedTool[])[] | undefined {
+    const lists: (readonly SourcedTool[])[] = [];
+    for (const outcome of outcomes) {
+      if (!('tools' in outcome) || !Object.isFrozen(outcome.tools)) return undefined;
+      lists.push(outcome.tools);
+    }
+    return lists;
+  }
+
+  function reusedListing(
+    asked: readonly ToolSource[],
+    outcomes: readonly SourceOutcome[],
+  ): ToolCatalogListing | undefined {
+    const last = outcomes.at(-1);
+    if (!last || !('tools' in last)) return undefined;
+    const known = recentListings.get(last.tools);
+    if (
+      !known ||
+      known.sources.length !== asked.length ||
+      known.lists.length !== outcomes.length ||
+      !asked.every((source, index) => known.sources[index] === source) ||
+      !outcomes.every(
+        (outcome, index) => 'tools' in outcome && known.lists[index] === outcome.tools,
+      )
+    )
+      return undefined;
+    return known.listing;
+  }
+
+  function remember(
+    asked: readonly ToolSource[],
+    outcomes: readonly SourceOutcome[],
+    listing: ToolCatalogListing,
+  ): void {
+    const lists = listsOf(outcomes);
+    const last = lists?.at(-1);
+    if (!lists || !last) return;
+    Object.freeze(listing.tools);
+    Object.freeze(listing.problems);
+    Object.freeze(listing);
+    recentListings.set(last, { sources: [...asked], lists, listing });
+  }
+  return { reusedListing, remember };
+}
+
 export function createToolCatalog(
   sources: readonly ToolSource[],
-  options: { budgetMs?: number; userSources?: UserToolSources } = {},
+  options: {
+    budgetMs?: number;
+    userSources?: UserToolSources;
+    knownUserSources?: KnownUserToolSources;
+  } = {},
 ): ToolCatalog {
   const ids = new Set<string>();
   for (const source of sources) {
@@ -193,11 +271,73 @@ export function createToolCatalog(
     ids.add(source.info.id);
   }
   const defaultBudgetMs = options.budgetMs ?? DEFAULT_SOURCE_BUDGET_MS;
+  const { reusedListing, remember } = createListingMemo();
+
+  /** Asks these sources (each within the budget) and merges their tools. */
+  function listSources(
+    asked: readonly ToolSource[],
+    request: ToolCatalogRequest,
+    problems: ToolCatalogProblem[],
+  ): ToolCatalogListing | Promise<ToolCatalogListing> {
+    const budgetMs = request.budgetMs ?? defaultBudgetMs;
+    let waiting = false;
+    const listed = asked.map((source) => {
+      const outcome = listOneSource(source, request, budgetMs);
+      if (outcome instanceof Promise) waiting = true;
+      return outcome;
+    });
+    return waiting
+      ? Promise.all(listed).then((outcomes) => merge(asked, outcomes, problems))
+      : merge(asked, listed as SourceOutcome[], problems);
+  }
+
+  function merge(
+    asked: readonly ToolSource[],
+    outcomes: readonly SourceOutcome[],
+    problems: ToolCatalogProblem[],
+  ): ToolCatalogListing {
+    if (problems.length === 0) {
+      const again = reusedListing(asked, outcomes);
+      if (again) return again;
+    }
+    const byName = new Map<string, SourcedTool>();
+    const tools: SourcedTool[] = [];
+    for (const outcome of outcomes) {
+      if ('problem' in outcome) {
+        problems.push(outcome.problem);
+        continue;
+      }
+      for (const listed of outcome.tools) {
+        const name = listed.tool.definition.name;
+        const first = byName.get(name);
+        if (!first) {
+          byName.set(name, listed);
+          tools.push(listed);
+          continue;
+        }
+        problems.push({
+          sourceId: listed.source.info.id,
+          sourceName: listed.source.info.name,
+          kind: 'name_clash',
+          toolName: name,
+          message: `${listed.source.info.name} offers a tool named "${name}", which ${first.source.info.name} already offers; the second one is refused.`,
+        });
+      }
+    }
+    const listing: ToolCatalogListing = {
+      sources: asked,
+      tools,
+      get: (name) => byName.get(name),
+      problems,
+    };
+    if (problems.length === 0) remember(asked, outcomes, listing);
+    return listing;
+  }
+
   return {
     sources,
     budgetMs: defaultBudgetMs,
     async list(request) {
-      const budgetMs = request.budgetMs ?? defaultBudgetMs;
       const problems: ToolCatalogProblem[] = [];
       let asked: readonly ToolSource[] = sources;
       if (options.userSources) {
@@ -213,48 +353,26 @@ export function createToolCatalog(
           });
         }
       }
-      let waiting = false;
-      const listed = asked.map((source) => {
-        const outcome = listOneSource(source, request, budgetMs);
-        if (outcome instanceof Promise) waiting = true;
-        return outcome;
-      });
-      const outcomes = waiting ? await Promise.all(listed) : (listed as SourceOutcome[]);
-      const byName = new Map<string, SourcedTool>();
-      const tools: SourcedTool[] = [];
-      for (const outcome of outcomes) {
-        if ('problem' in outcome) {
-          problems.push(outcome.problem);
-          continue;
-        }
-        for (const listed of outcome.tools) {
-          const name = listed.tool.definition.name;
-          const first = byName.get(name);
-          if (!first) {
-            byName.set(name, listed);
-            tools.push(listed);
-            continue;
-          }
-          problems.push({
-            sourceId: listed.source.info.id,
-            sourceName: listed.source.info.name,
-            kind: 'name_clash',
-            toolName: name,
-            message: `${listed.source.info.name} offers a tool named "${name}", which ${first.source.info.name} already offers; the second one is refused.`,
-          });
-        }
-      }
-      return {
-        sources: asked,
-        tools,
-        get: (name) => byName.get(name),
-        problems,
-      };
+      return listSources(asked, request, problems);
+    },
+    listKnown(request) {
+      if (!options.userSources) return listSources(sources, request, []);
+      const known = options.knownUserSources?.(request.userId);
+      if (!known) return undefined;
+      return listSources(known.length === 0 ? sources : [...sources, ...known], request, []);
     },
   };
 }
 
 /** The catalog with the user's own sources (their MCP servers) asked after its fixed ones. */
-export function withUserSources(catalog: ToolCatalog, userSources: UserToolSources): ToolCatalog {
-  return createToolCatalog(catalog.sources, { budgetMs: catalog.budgetMs, userSources });
+export function withUserSources(
+  catalog: ToolCatalog,
+  userSources: UserToolSources,
+  knownUserSources?: KnownUserToolSources,
+): ToolCatalog {
+  return createToolCatalog(catalog.sources, {
+    budgetMs: catalog.budgetMs,
+    userSources,
+    ...(knownUserSources ? { knownUserSources } : {}),
+  });
 }

@@ -92,3 +92,62 @@ export function describeSourcedTool(
     return { tool, source, settings, state: 'disabled', reason: DISABLED_TOOL_REASON };
   return { tool, source, settings, state: 'enabled' };
 }
+
+/** A listing entry's unavailable reason, as `describeSourcedTool` was given it. */
+function reasonOf(listed: SourcedTool): string | undefined {
+  return listed.state === 'unavailable' ? listed.reason : undefined;
+}
+
+/**
+ * For a source's `listTools`: hands out the same array of the same
+ * `SourcedTool` objects while the source lists the same tools with the same
+ * settings objects and the same unavailable reasons. Listings are made per
+ * request (every Settings → Tools list, every turn), so an unchanged one then
+ * costs no objects, and the catalog and the settings list know it by identity.
+ * Only a listing whose settings are all frozen is remembered (the shared
+ * defaults of `createEffectiveSettingsLookup`): settings merged from a saved
+ * row are made afresh per listing and never match again. A remembered listing
+ * is frozen, its array and each entry, so a caller cannot change what the
+ * next caller gets. The last `keep` listings are remembered (one per kind of
+ * user: an admin, a user with roots, one without).
+ */
+export function createSourcedToolsReuse(
+  source: ToolSource,
+  keep = 8,
+): (
+  tools: readonly RegisteredTool[],
+  settings: readonly EffectiveToolSettings[],
+  reasons: readonly (string | undefined)[],
+) => SourcedTool[] {
+  const recent: SourcedTool[][] = [];
+  const matches = (
+    candidate: readonly SourcedTool[],
+    tools: readonly RegisteredTool[],
+    settings: readonly EffectiveToolSettings[],
+    reasons: readonly (string | undefined)[],
+  ): boolean => {
+    if (candidate.length !== tools.length) return false;
+    for (let index = 0; index < candidate.length; index += 1) {
+      const listed = candidate[index] as SourcedTool;
+      if (
+        listed.tool !== tools[index] ||
+        listed.settings !== settings[index] ||
+        reasonOf(listed) !== reasons[index]
+      )
+        return false;
+    }
+    return true;
+  };
+  return (tools, settings, reasons) => {
+    for (const candidate of recent)
+      if (matches(candidate, tools, settings, reasons)) return candidate;
+    const listed = tools.map((tool, index) =>
+      describeSourcedTool(source, tool, settings[index] as EffectiveToolSettings, reasons[index]),
+    );
+    if (!settings.every((one) => Object.isFrozen(one))) return listed;
+    for (const entry of listed) Object.freeze(entry);
+    recent.unshift(Object.freeze(listed) as SourcedTool[]);
+    if (recent.length > keep) recent.pop();
+    return listed;
+  };
+}

@@ -5,7 +5,9 @@ import { createBuiltinToolSource } from '../../../../src/services/tools/sources/
 import { createToolCatalog } from '../../../../src/services/tools/sources/tool-catalog';
 import { createToolSettingsRepository } from '../../../../src/services/tools/tool-settings-repository';
 import { createToolSettingsService } from '../../../../src/services/tools/tool-settings-service';
+import type { HostAccess, RegisteredTool } from '../../../../src/services/tools/types';
 import { alwaysOnProbeTool, switchableProbeTool } from '../../../support/probe-tools';
+import { createEchoTool } from '../../../support/static-tool-source';
 import { describeEachDatabase } from '../../../support/test-databases';
 import { insertTestUser } from '../../../support/test-rows';
 import { waitUntil } from '../../../support/wait-until';
@@ -105,5 +107,38 @@ describeEachDatabase('tool settings service', (_kind, current) => {
       enabled: false,
       parameters: { limit: 10, mode: 'fast' },
     });
+  });
+
+  test('the host access known in memory is used without asking for it; otherwise it is read', async () => {
+    const userId = await insertTestUser(current().database);
+    const hostProbe: RegisteredTool = {
+      ...createEchoTool('host_probe'),
+      unavailableReason: (scope) =>
+        scope.hostAccess?.kind === 'granted' ? 'Only for the admin.' : undefined,
+    };
+    const withHostProbe = createToolRegistry();
+    withHostProbe.register(hostProbe);
+    let reads = 0;
+    let inMemory: HostAccess | undefined;
+    const service = createToolSettingsService({
+      catalog: createToolCatalog([createBuiltinToolSource(withHostProbe)]),
+      repository: createToolSettingsRepository(current().database),
+      changes: current().database.changes,
+      hostAccess: async () => {
+        reads += 1;
+        return { kind: 'granted', roots: [] };
+      },
+      knownHostAccess: () => inMemory,
+    });
+    const reasonOf = async () => (await service.listToolSettings(userId))[0]?.unavailableReason;
+    expect(await reasonOf()).toBe('Only for the admin.');
+    expect(reads).toBe(1);
+    inMemory = { kind: 'admin' };
+    expect(await reasonOf()).toBeUndefined();
+    expect(await reasonOf()).toBeUndefined();
+    expect(reads).toBe(1);
+    inMemory = undefined;
+    expect(await reasonOf()).toBe('Only for the admin.');
+    expect(reads).toBe(2);
   });
 });

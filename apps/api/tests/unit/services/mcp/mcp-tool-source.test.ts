@@ -116,4 +116,19 @@ describe('an MCP tool source listing from memory', () => {
     }).toThrow(TypeError);
     expect(other[0]?.settings.parameters).toEqual({ timeoutSeconds: 60 });
   });
+
+  test('one source per user and server record; an unchanged listing is the same frozen array', () => {
+    const record = serverRecord({ toolListing: listing });
+    const source = sources.sourceFor('user_1', record);
+    expect(sources.sourceFor('user_1', record)).toBe(source);
+    expect(sources.sourceFor('user_2', record)).not.toBe(source);
+    expect(sources.sourceFor('user_1', { ...record })).not.toBe(source);
+    const first = listedNow(source.listTools(fromMemory()));
+    expect(listedNow(source.listTools(fromMemory()))).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // A saved setting is merged afresh: that listing is new, and the plain one comes back after it.
+    const saved = new Map([[`mcp__${record.slug}__add`, { enabled: false }]]);
+    expect(listedNow(source.listTools(fromMemory(saved)))).not.toBe(first);
+    expect(listedNow(source.listTools(fromMemory()))).toBe(first);
+  });
 });
