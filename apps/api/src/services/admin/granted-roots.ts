@@ -168,20 +168,22 @@ export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService 
 
     forget,
 
-    knownHostAccess(userId) {
-      const cached = cache.lookup(userId);
-      return cached?.fresh ? cached.value : undefined;
-    },
+    knownHostAccess,
 
     async hostAccess(userId) {
-      const cached = cache.lookup(userId);
-      if (cached?.fresh) return cached.value;
+      const known = knownHostAccess(userId);
+      if (known) return known;
       const read = cache.startRead(userId);
       const access = await readHostAccess(userId);
       read.store(access);
       return access;
     },
   };
+
+  function knownHostAccess(userId: string): HostAccess | undefined {
+    const cached = cache.lookup(userId);
+    return cached?.fresh ? cached.value : undefined;
+  }
 
   async function readHostAccess(userId: string): Promise<HostAccess> {
     const user = await db

@@ -108,13 +108,32 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     onReset: () => visibleCache.forgetAll(),
   });
 
-  async function visibleServers(userId: string): Promise<McpServerRecord[]> {
+  /** The user's servers when the cache holds them and the change feed vouches for them. */
+  function knownVisibleServers(userId: string): McpServerRecord[] | undefined {
     const cached = visibleCache.lookup(userId);
-    if (cached?.fresh) return cached.value;
+    return cached?.fresh ? cached.value : undefined;
+  }
+
+  async function visibleServers(userId: string): Promise<McpServerRecord[]> {
+    const known = knownVisibleServers(userId);
+    if (known) return known;
     const read = visibleCache.startRead(userId);
     const records = await repository.listVisible(userId);
     read.store(records);
     return records;
+  }
+
+  // The same cached records give the same sources array: listings are made per request.
+  const sourcesByRecords = new WeakMap<
+    readonly McpServerRecord[],
+    { userId: string; sources: readonly ToolSource[] }
+  >();
+  function sourcesOf(userId: string, records: readonly McpServerRecord[]): readonly ToolSource[] {
+    const known = sourcesByRecords.get(records);
+    if (known?.userId === userId) return known.sources;
+    const sources = records.map((record) => deps.toolSources.sourceFor(userId, record));
+    sourcesByRecords.set(records, { userId, sources });
+    return sources;
   }
 
   /** After a write: `record` is the configuration now current, or undefined once deleted. */
@@ -285,15 +304,13 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
 
     /** `userSources` when the user's servers are known in memory (fresh), without reading; else undefined. */
     knownUserSources(userId: string): readonly ToolSource[] | undefined {
-      const cached = visibleCache.lookup(userId);
-      if (!cached?.fresh) return undefined;
-      return cached.value.map((record) => deps.toolSources.sourceFor(userId, record));
+      const records = knownVisibleServers(userId);
+      return records && sourcesOf(userId, records);
     },
 
     /** The tool sources of a user's servers, for the tool catalog. */
     async userSources(userId: string): Promise<readonly ToolSource[]> {
-      const records = await visibleServers(userId);
-      return records.map((record) => deps.toolSources.sourceFor(userId, record));
+      return sourcesOf(userId, await visibleServers(userId));
     },
 
     async list(actor: McpActor): Promise<McpServer[]> {

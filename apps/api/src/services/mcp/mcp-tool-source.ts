@@ -122,8 +122,8 @@ function registeredToolFor(
 
 interface ServerTools {
   tools: RegisteredTool[];
-  /** Exposed name → why the tool cannot be offered (its schema). */
-  unmappable: Map<string, string>;
+  /** Each tool's reason it cannot be offered (its schema), in the order of `tools`. */
+  schemaReasons: (string | undefined)[];
 }
 
 function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string | undefined): T {
@@ -168,16 +168,13 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       record.slug,
       listing.map((tool) => tool.name),
     );
-    const unmappable = new Map<string, string>();
     const tools = listing.map((tool) => {
       const exposed = names.get(tool.name) ?? tool.name;
-      const reason = unmappableSchemaReason(tool);
-      if (reason) unmappable.set(exposed, reason);
       const registered = registeredToolFor(record, tool, exposed, deps.defaultCallTimeoutSeconds);
       mcpNames.set(registered, tool.name);
       return registered;
     });
-    const built = { tools, unmappable };
+    const built = { tools, schemaReasons: listing.map(unmappableSchemaReason) };
     if (memo.size > 1_000) memo.clear();
     memo.set(key, built);
     return built;
@@ -206,13 +203,13 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       listing: readonly McpListedTool[],
       unavailable: string | undefined,
     ): SourcedTool[] => {
-      const { tools, unmappable } = toolsOf(record, listing);
+      const { tools, schemaReasons } = toolsOf(record, listing);
       return reuse(
         tools,
         tools.map((tool) =>
           settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
         ),
-        tools.map((tool) => unavailable ?? unmappable.get(tool.definition.name)),
+        unavailable === undefined ? schemaReasons : tools.map(() => unavailable),
       );
     };
     const source: ToolSource = {

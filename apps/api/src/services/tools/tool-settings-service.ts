@@ -154,20 +154,13 @@ export function createToolSettingsService(
   // synchronously when the user's access and servers are known in memory, as they are for
   // every request but the first in a minute: no promise is then made for it at all.
   const listCatalog = (userId: string): ToolCatalogListing | Promise<ToolCatalogListing> => {
+    const listed = { userId, saved: NO_SAVED_SETTINGS, connect: false };
     const known = deps.hostAccess ? deps.knownHostAccess?.(userId) : undefined;
-    if (known || !deps.hostAccess) {
-      const request = {
-        userId,
-        saved: NO_SAVED_SETTINGS,
-        connect: false,
-        ...(known ? { hostAccess: known } : {}),
-      };
-      const listing = catalog.listKnown(request);
-      if (listing) return listing;
-    }
-    return accessOf(userId).then((access) =>
-      catalog.list({ userId, saved: NO_SAVED_SETTINGS, connect: false, ...access }),
-    );
+    const fromMemory =
+      known || !deps.hostAccess
+        ? catalog.listKnown(known ? { ...listed, hostAccess: known } : listed)
+        : undefined;
+    return fromMemory ?? accessOf(userId).then((access) => catalog.list({ ...listed, ...access }));
   };
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the
@@ -194,8 +187,8 @@ export function createToolSettingsService(
 
   return {
     async listToolSettings(userId) {
-      const known = listCatalog(userId);
-      const listing = known instanceof Promise ? await known : known;
+      const listed = listCatalog(userId);
+      const listing = listed instanceof Promise ? await listed : listed;
       const cached = listCache.lookup(userId);
       if (cached?.fresh && sameShape(cached.value.catalog, listing)) return cached.value.tools;
       // Requests that miss together (the entry expired under load) share the rows' read; each

@@ -230,7 +230,6 @@ function createListingMemo() {
     if (
       !known ||
       known.sources.length !== asked.length ||
-      known.lists.length !== outcomes.length ||
       !asked.every((source, index) => known.sources[index] === source) ||
       !outcomes.every(
         (outcome, index) => 'tools' in outcome && known.lists[index] === outcome.tools,
@@ -272,6 +271,17 @@ export function createToolCatalog(
   }
   const defaultBudgetMs = options.budgetMs ?? DEFAULT_SOURCE_BUDGET_MS;
   const { reusedListing, remember } = createListingMemo();
+  // The fixed sources, then a user's own: the same array for the same user sources.
+  const withOwn = new WeakMap<readonly ToolSource[], readonly ToolSource[]>();
+  const askedWith = (own: readonly ToolSource[]): readonly ToolSource[] => {
+    if (own.length === 0) return sources;
+    let asked = withOwn.get(own);
+    if (!asked) {
+      asked = [...sources, ...own];
+      withOwn.set(own, asked);
+    }
+    return asked;
+  };
 
   /** Asks these sources (each within the budget) and merges their tools. */
   function listSources(
@@ -342,7 +352,7 @@ export function createToolCatalog(
       let asked: readonly ToolSource[] = sources;
       if (options.userSources) {
         try {
-          asked = [...sources, ...(await options.userSources(request.userId))];
+          asked = askedWith(await options.userSources(request.userId));
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           problems.push({
@@ -359,7 +369,7 @@ export function createToolCatalog(
       if (!options.userSources) return listSources(sources, request, []);
       const known = options.knownUserSources?.(request.userId);
       if (!known) return undefined;
-      return listSources(known.length === 0 ? sources : [...sources, ...known], request, []);
+      return listSources(askedWith(known), request, []);
     },
   };
 }
