@@ -1,8 +1,8 @@
 import { Database } from 'bun:sqlite';
+import { expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from 'bun:test';
 import { Kysely, sql } from 'kysely';
 import {
   createBunSqliteDialect,
