@@ -337,8 +337,8 @@ export function createAuth(options: AuthOptions): AuthService {
       const cacheKey = bearer ? `key:${bearer}` : cookie ? `cookie:${cookie}` : undefined;
       if (!cacheKey) return null;
       // Without a live feed a revocation elsewhere could go unheard: verify every time.
-      const cached = verified.lookup(cacheKey);
-      if (cached?.fresh) return cached.value;
+      const known = verified.fresh(cacheKey);
+      if (known) return known;
       // Requests that miss together (the entry expired under load) share one verification.
       return verified.readShared(cacheKey, async (read) => {
         const user = bearer ? await verifyApiKey(bearer, headers) : await verifySession(headers);

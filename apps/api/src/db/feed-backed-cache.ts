@@ -44,6 +44,8 @@ export interface FeedBackedRead<V> {
 
 export interface FeedBackedCache<V> {
   lookup(key: string): CachedValue<V> | undefined;
+  /** The value while the feed vouches for it (usable without a read), else undefined. */
+  fresh(key: string): V | undefined;
   /** Call before reading the source, so a change that lands during the read is noticed. */
   startRead(key: string): FeedBackedRead<V>;
   /**
@@ -117,6 +119,10 @@ export function createFeedBackedCache<V>(options: FeedBackedCacheOptions): FeedB
       const entry = entries.get(key);
       if (!entry) return undefined;
       return { value: entry.value, fresh: entry.vouched && isLive() };
+    },
+    fresh(key) {
+      const entry = entries.get(key);
+      return entry?.vouched && isLive() ? entry.value : undefined;
     },
     startRead,
     readShared<R>(key: string, read: (started: FeedBackedRead<V>) => Promise<R>): Promise<R> {

@@ -168,10 +168,10 @@ export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService 
 
     forget,
 
-    knownHostAccess,
+    knownHostAccess: (userId) => cache.fresh(userId),
 
     async hostAccess(userId) {
-      const known = knownHostAccess(userId);
+      const known = cache.fresh(userId);
       if (known) return known;
       const read = cache.startRead(userId);
       const access = await readHostAccess(userId);
@@ -179,11 +179,6 @@ export function createGrantedRoots(deps: GrantedRootsDeps): GrantedRootsService 
       return access;
     },
   };
-
-  function knownHostAccess(userId: string): HostAccess | undefined {
-    const cached = cache.lookup(userId);
-    return cached?.fresh ? cached.value : undefined;
-  }
 
   async function readHostAccess(userId: string): Promise<HostAccess> {
     const user = await db

@@ -164,8 +164,8 @@ export function createDatabaseImageStore(
   });
   /** The caller's image's metadata, from memory while the feed vouches for it. */
   const findOwned = async (userId: string, imageId: string) => {
-    const cached = metadataCache.lookup(imageId);
-    if (cached?.fresh) return cached.value.userId === userId ? { ...cached.value } : undefined;
+    const known = metadataCache.fresh(imageId);
+    if (known) return known.userId === userId ? { ...known } : undefined;
     const read = metadataCache.startRead(imageId);
     const row = await selectOwned(userId, imageId).select(METADATA).executeTakeFirst();
     if (!row) return undefined;

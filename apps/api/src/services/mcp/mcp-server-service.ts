@@ -1,14 +1,11 @@
 /**
  * Settings → MCP (docs/mcp.md#settings--mcp): a user's servers, checked
- * before they are stored — a stdio server is a command on this machine, so
- * only admins (or anyone, for commands in `MANGO_MCP_STDIO_ALLOW`) may
- * create or change one; a remote URL must be http(s) and public unless
- * private ones are allowed — and answered with their secrets masked and
- * this instance's connection state. Every change closes the server's
- * connections on every instance, so the next use runs the new configuration.
+ * before they are stored (`mcp-server-input.ts`) and answered with their
+ * secrets masked and this instance's connection state. Every change closes
+ * the server's connections on every instance, so the next use runs the new
+ * configuration.
  */
 
-import { isAbsolute } from 'node:path';
 import type {
   CreateMcpServerBody,
   ImportMcpServersBody,
@@ -29,29 +26,17 @@ import {
   type McpConnectionManager,
   serverChangeKey,
 } from './mcp-connection-manager';
-import { checkMcpUrl } from './mcp-fetch';
 import { parseImportEntry } from './mcp-import';
-import type { McpListedTool, McpServerRecord } from './mcp-server-record';
 import {
-  type McpServerChanges,
-  McpServerClashError,
-  type McpServerRepository,
-  type NewMcpServer,
-} from './mcp-server-repository';
-import { exposedToolNames, slugFromName } from './mcp-tool-names';
+  createMcpServerInputChecks,
+  MASKED_VALUE,
+  type McpActor,
+  type McpPolicy,
+} from './mcp-server-input';
+import type { McpListedTool, McpServerRecord } from './mcp-server-record';
+import { McpServerClashError, type McpServerRepository } from './mcp-server-repository';
+import { exposedToolNames } from './mcp-tool-names';
 import { type McpToolSources, stdioStartRefusal } from './mcp-tool-source';
-
-/** Who is asking: the user's id and whether they are an admin. */
-export interface McpActor {
-  id: string;
-  role?: string | null;
-}
-
-export interface McpPolicy {
-  /** Commands anyone may configure as a stdio server (exact match). */
-  stdioAllow: readonly string[];
-  allowPrivateUrls: boolean;
-}
 
 export interface McpServerServiceDeps {
   repository: McpServerRepository;
@@ -65,25 +50,9 @@ export interface McpServerServiceDeps {
 
 /** The change channel for saved tool listings (caches forget; connections stay). */
 export const MCP_LISTINGS_CHANNEL = 'mcp_tool_listings';
-export const MASKED_VALUE = '••••••';
-
-const isAdmin = (actor: McpActor) => actor.role === 'admin';
 
 function mask(values: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.keys(values).map((name) => [name, MASKED_VALUE]));
-}
-
-/** A write-only map from a client that shows masked values back: a masked value keeps the stored one. */
-function mergeSecrets(
-  incoming: Record<string, string>,
-  stored: Record<string, string>,
-): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(incoming).map(([name, value]) => [
-      name,
-      value === MASKED_VALUE && name in stored ? (stored[name] as string) : value,
-    ]),
-  );
 }
 
 export function serverNotFound(id: string): ApiError {
@@ -96,6 +65,7 @@ export function serverNotFound(id: string): ApiError {
 export function createMcpServerService(deps: McpServerServiceDeps) {
   const { repository, manager, policy } = deps;
   const now = deps.now ?? Date.now;
+  const checks = createMcpServerInputChecks(policy);
   const visibleCache = createFeedBackedCache<McpServerRecord[]>({
     ...(deps.changes ? { feed: deps.changes } : {}),
     channel: MCP_SERVERS_CHANNEL,
@@ -108,14 +78,8 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     onReset: () => visibleCache.forgetAll(),
   });
 
-  /** The user's servers when the cache holds them and the change feed vouches for them. */
-  function knownVisibleServers(userId: string): McpServerRecord[] | undefined {
-    const cached = visibleCache.lookup(userId);
-    return cached?.fresh ? cached.value : undefined;
-  }
-
   async function visibleServers(userId: string): Promise<McpServerRecord[]> {
-    const known = knownVisibleServers(userId);
+    const known = visibleCache.fresh(userId);
     if (known) return known;
     const read = visibleCache.startRead(userId);
     const records = await repository.listVisible(userId);
@@ -183,88 +147,6 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     };
   }
 
-  function refuseStdio(actor: McpActor, command: string | null): void {
-    if (isAdmin(actor)) return;
-    if (command !== null && policy.stdioAllow.includes(command)) return;
-    throw new ApiError(
-      'forbidden',
-      `A stdio MCP server runs a command on this server's machine, so only an admin may create or change one${
-        policy.stdioAllow.length > 0
-          ? `, unless its command is one of ${policy.stdioAllow.map((item) => `"${item}"`).join(', ')} (MANGO_MCP_STDIO_ALLOW)`
-          : ' (an operator can allow commands for everyone with MANGO_MCP_STDIO_ALLOW)'
-      }. Use an http server, or ask an admin.`,
-    );
-  }
-
-  async function checkUrl(url: string): Promise<void> {
-    try {
-      await checkMcpUrl(url, { allowPrivateUrls: policy.allowPrivateUrls });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new ApiError(
-        'validation_failed',
-        `The MCP server URL is refused: ${reason}${
-          policy.allowPrivateUrls
-            ? ''
-            : ' For a server on this machine or network, the operator can set MANGO_MCP_ALLOW_PRIVATE_URLS=true.'
-        }`,
-        { details: { field: 'url' } },
-      );
-    }
-  }
-
-  function invalid(field: string, message: string): ApiError {
-    return new ApiError('validation_failed', message, { details: { field } });
-  }
-
-  /** The stdio or http fields of a new server, checked; fields of the other type are refused. */
-  async function checkNew(actor: McpActor, body: CreateMcpServerBody): Promise<NewMcpServer> {
-    const stdioOnly = (['command', 'args', 'env', 'cwd'] as const).filter(
-      (field) => body[field] !== undefined,
-    );
-    const httpOnly = (['url', 'headers'] as const).filter((field) => body[field] !== undefined);
-    if (body.type === 'stdio') {
-      if (httpOnly.length > 0)
-        throw invalid(
-          httpOnly[0] as string,
-          `A stdio server takes command, args, env and cwd; "${httpOnly.join('", "')}" belong to http servers.`,
-        );
-      if (!body.command?.trim())
-        throw invalid(
-          'command',
-          'A stdio server needs a command (the program to run, without a shell).',
-        );
-      refuseStdio(actor, body.command);
-      if (body.cwd !== undefined && !isAbsolute(body.cwd))
-        throw invalid('cwd', `cwd must be an absolute path; got "${body.cwd}".`);
-    } else {
-      if (stdioOnly.length > 0)
-        throw invalid(
-          stdioOnly[0] as string,
-          `An http server takes url and headers; "${stdioOnly.join('", "')}" belong to stdio servers.`,
-        );
-      if (!body.url) throw invalid('url', 'An http server needs a url (http or https).');
-      await checkUrl(body.url);
-    }
-    if (body.shared && !isAdmin(actor))
-      throw new ApiError('forbidden', 'Only an admin may share an MCP server with every user.');
-    const slug = body.slug ?? slugFromName(body.name);
-    return {
-      name: body.name.trim(),
-      slug,
-      type: body.type,
-      enabled: body.enabled ?? true,
-      command: body.type === 'stdio' ? (body.command ?? null) : null,
-      args: body.args ?? [],
-      env: body.env ?? {},
-      cwd: body.cwd ?? null,
-      url: body.type === 'http' ? (body.url ?? null) : null,
-      headers: body.headers ?? {},
-      shared: body.shared ?? false,
-      callTimeoutSeconds: body.callTimeoutSeconds ?? null,
-    };
-  }
-
   function clash(error: McpServerClashError, value: string): ApiError {
     return new ApiError(
       'conflict',
@@ -276,7 +158,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
   }
 
   async function create(actor: McpActor, body: CreateMcpServerBody): Promise<McpServer> {
-    const server = await checkNew(actor, body);
+    const server = await checks.checkNew(actor, body);
     try {
       const record = await repository.create(actor.id, server);
       await changed(record.id, record);
@@ -304,7 +186,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
 
     /** `userSources` when the user's servers are known in memory (fresh), without reading; else undefined. */
     knownUserSources(userId: string): readonly ToolSource[] | undefined {
-      const records = knownVisibleServers(userId);
+      const records = visibleCache.fresh(userId);
       return records && sourcesOf(userId, records);
     },
 
@@ -328,48 +210,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
 
     async update(actor: McpActor, id: string, body: UpdateMcpServerBody): Promise<McpServer> {
       const record = await owned(actor, id);
-      const changes: McpServerChanges = {};
-      if (body.name !== undefined) changes.name = body.name.trim();
-      if (body.enabled !== undefined) changes.enabled = body.enabled;
-      if (body.callTimeoutSeconds !== undefined)
-        changes.callTimeoutSeconds = body.callTimeoutSeconds;
-      if (body.shared !== undefined) {
-        if (!isAdmin(actor))
-          throw new ApiError('forbidden', 'Only an admin may share an MCP server with every user.');
-        changes.shared = body.shared;
-      }
-      const stdioFields = (['command', 'args', 'env', 'cwd'] as const).filter(
-        (field) => body[field] !== undefined,
-      );
-      const httpFields = (['url', 'headers'] as const).filter((field) => body[field] !== undefined);
-      if (record.type === 'stdio') {
-        if (httpFields.length > 0)
-          throw invalid(
-            httpFields[0] as string,
-            `"${httpFields.join('", "')}" belong to http servers; this one is stdio (the type is fixed).`,
-          );
-        if (stdioFields.length > 0) refuseStdio(actor, body.command ?? record.command);
-        if (body.command !== undefined) changes.command = body.command;
-        if (body.args !== undefined) changes.args = body.args;
-        if (body.env !== undefined) changes.env = mergeSecrets(body.env, record.env);
-        if (body.cwd !== undefined) {
-          if (body.cwd !== null && !isAbsolute(body.cwd))
-            throw invalid('cwd', `cwd must be an absolute path; got "${body.cwd}".`);
-          changes.cwd = body.cwd;
-        }
-      } else {
-        if (stdioFields.length > 0)
-          throw invalid(
-            stdioFields[0] as string,
-            `"${stdioFields.join('", "')}" belong to stdio servers; this one is http (the type is fixed).`,
-          );
-        if (body.url !== undefined) {
-          await checkUrl(body.url);
-          changes.url = body.url;
-        }
-        if (body.headers !== undefined)
-          changes.headers = mergeSecrets(body.headers, record.headers);
-      }
+      const changes = await checks.changesFor(actor, record, body);
       try {
         const updated = await repository.update(actor.id, id, changes);
         if (!updated) throw serverNotFound(id);

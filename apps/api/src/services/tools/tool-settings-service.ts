@@ -154,13 +154,11 @@ export function createToolSettingsService(
   // synchronously when the user's access and servers are known in memory, as they are for
   // every request but the first in a minute: no promise is then made for it at all.
   const listCatalog = (userId: string): ToolCatalogListing | Promise<ToolCatalogListing> => {
-    const listed = { userId, saved: NO_SAVED_SETTINGS, connect: false };
-    const known = deps.hostAccess ? deps.knownHostAccess?.(userId) : undefined;
-    const fromMemory =
-      known || !deps.hostAccess
-        ? catalog.listKnown(known ? { ...listed, hostAccess: known } : listed)
-        : undefined;
-    return fromMemory ?? accessOf(userId).then((access) => catalog.list({ ...listed, ...access }));
+    const request = { userId, saved: NO_SAVED_SETTINGS, connect: false };
+    if (!deps.hostAccess) return catalog.listKnown(request) ?? catalog.list(request);
+    const known = deps.knownHostAccess?.(userId);
+    const fromMemory = known && catalog.listKnown({ ...request, hostAccess: known });
+    return fromMemory ?? accessOf(userId).then((access) => catalog.list({ ...request, ...access }));
   };
   // A user's list is served from memory while the change feed vouches for it
   // (any instance that writes a user's settings signals it); otherwise the

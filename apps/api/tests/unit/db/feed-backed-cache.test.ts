@@ -56,6 +56,23 @@ describe('feed-backed cache', () => {
     expect(cache.lookup('bob')).toEqual({ value: 'bob-v1', fresh: true });
   });
 
+  test('fresh gives the value only while the feed vouches for it', () => {
+    const manual = createManualFeed();
+    const cache = cacheWith(manual.feed, { keepUnvouched: true });
+    expect(cache.fresh('alice')).toBeUndefined();
+    cache.startRead('alice').store('alice-v1');
+    expect(cache.fresh('alice')).toBe('alice-v1');
+    manual.setLive(false);
+    expect(cache.fresh('alice')).toBeUndefined();
+    // Kept as a hint, but not fresh: stored while the feed was down.
+    cache.startRead('bob').store('bob-v1');
+    manual.setLive(true);
+    expect(cache.lookup('bob')).toEqual({ value: 'bob-v1', fresh: false });
+    expect(cache.fresh('bob')).toBeUndefined();
+    manual.change('alice');
+    expect(cache.fresh('alice')).toBeUndefined();
+  });
+
   test("with invalidates 'all' any signal drops every entry", () => {
     const manual = createManualFeed();
     const cache = cacheWith(manual.feed, { invalidates: 'all' });
