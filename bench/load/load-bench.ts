@@ -1,34 +1,49 @@
 /**
- * The load bench (docs/chat-turns.md#tests-and-the-benchmark), three
- * processes besides this one: the fake provider
- * (`fake-provider-entry.ts`), the real server (`apps/api/src/index.ts`,
- * turns running in it, SQLite in a temp directory or PostgreSQL) pointed at
- * the fake through `OPENAI_COMPATIBLE_BASE_URL`, and the load client
- * (`load-client.ts`). The client runs each case's turns over HTTP and,
- * interleaved batch by batch, the direct baseline: the provider requests the
- * server made for one recorded turn, sent straight to the fake through the
- * same SDK and parser. Added latency is turn minus direct, per round at p50
- * and p99; the figures printed are medians over the rounds. Then it holds
- * 200 turns running and prints the server's memory per running turn.
+ * The load bench (docs/chat-turns.md#tests-and-the-benchmark), processes
+ * besides this one: the fake provider (`fake-provider-entry.ts`), the real
+ * servers (`apps/api/src/index.ts`, turns running in them, each with SQLite
+ * in a temp directory of its own or a PostgreSQL database of its own)
+ * pointed at the fake through `OPENAI_COMPATIBLE_BASE_URL`, and the load
+ * client (`load-client.ts`). The client runs each case's turns over HTTP
+ * and, interleaved batch by batch, the direct baseline: the provider
+ * requests the server made for one recorded turn, sent straight to the fake
+ * through the same SDK and parser. Added latency is turn minus direct, per
+ * round at p50 and p99; the figures printed are medians over the rounds.
+ * The rounds go to the servers in turn (SERVERS, 3 by default): on a virtual
+ * machine one process can run slow for its whole life
+ * (docs/operations.md#a-slow-process), and a run measured in one server
+ * would carry that process's speed. Then it holds 200 turns running in the
+ * first server and prints its memory per running turn.
  *
- *   npm run bench:load     (LOAD_ROUNDS=20 WARMUP_ROUNDS=6 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres MEMORY_TURNS=200
- *                           PROFILE_DIR=<dir>: the server's CPU profile, written when it stops;
- *                           SERVER_STDERR=<file>: the server's stderr, kept; BUN_JSC_* variables are passed
- *                           to the server, e.g. BUN_JSC_logGC=basic for a line per garbage collection)
+ *   npm run bench:load     (LOAD_ROUNDS=30 WARMUP_ROUNDS=6 SERVERS=3 SOLO_ROUNDS=12 CONCURRENCY=200 STEPS=5 DATABASE=postgres MEMORY_TURNS=200
+ *                           PROFILE_DIR=<dir>: each server's CPU profile, written when it stops;
+ *                           SERVER_STDERR=<file>: the servers' stderr, kept (<file>, <file>.2, …); BUN_JSC_*
+ *                           variables are passed to the servers, e.g. BUN_JSC_logGC=basic for a line per
+ *                           garbage collection)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQLITE_FILE_NAME } from '../../apps/api/src/config';
 import { DATABASE_KINDS, type DatabaseKind } from '../../apps/api/src/db/column-types';
 import { ENDED_TURN_KEPT_MS } from '../../apps/api/src/services/chat/turn-events/turn-event-log';
 import { startFakeProviderProcess } from '../../apps/api/tests/support/fake-provider';
-import { startServerProcess } from '../../apps/api/tests/support/server-process';
+import type { TestPostgresServer } from '../../apps/api/tests/support/postgres-server';
+import {
+  type ServerProcess,
+  startServerProcess,
+} from '../../apps/api/tests/support/server-process';
 import { readSseFrames } from '../../apps/api/tests/support/sse-client';
 import { createBenchApiKey, signUpBenchUser } from '../bench-accounts';
 import { choiceFromEnv, numberFromEnv } from '../env-options';
-import { median, percentile, type Spread, spreadOf } from './figures';
-import type { LoadCase, LoadClientConfig, MemoryResult, RoundResult } from './load-client';
+import { figuresOf, type LoadCaseFigures } from './figures';
+import type {
+  LoadCase,
+  LoadClientConfig,
+  LoadTarget,
+  MemoryResult,
+  RoundResult,
+} from './load-client';
 import { readServerMemorySpeed } from './server-memory';
 
 const MODEL = 'openai-compatible:llama3.1';
@@ -39,14 +54,16 @@ const CLIENT_ENTRY = join(import.meta.dir, 'load-client.ts');
 
 export interface LoadBenchOptions {
   concurrency: number;
-  /** Rounds of `concurrency` turns (and as many direct sequences). */
+  /** Rounds of `concurrency` turns (and as many direct sequences), over all the servers. */
   rounds: number;
   /**
-   * Unmeasured rounds of `concurrency` turns before those: the JIT is still
-   * compiling the server's code for some rounds (docs/chat-turns.md).
+   * Unmeasured rounds of `concurrency` turns before those, for each server: the
+   * JIT is still compiling the server's code for some rounds (docs/chat-turns.md).
    */
   warmupRounds: number;
-  /** Rounds of one turn at a time (SOLO_SAMPLES turns each). */
+  /** Server processes the rounds go to in turn. */
+  servers: number;
+  /** Rounds of one turn at a time (SOLO_SAMPLES turns each), over all the servers. */
   soloRounds: number;
   soloSamples: number;
   /** Model calls per turn; each but the last calls get_current_datetime. */
@@ -56,11 +73,11 @@ export interface LoadBenchOptions {
   /** In the concurrent case, the starts are spread evenly over this long, ms. */
   spreadMs: number;
   database: DatabaseKind;
-  /** Running turns held for the memory figure, after the cases (0 skips that step and its minute of waiting). */
+  /** Running turns held in the first server for the memory figure, after the cases (0 skips that step and its minute of waiting). */
   memoryTurns: number;
-  /** Where the server writes a CPU profile (`bun --cpu-prof --cpu-prof-md`) when it stops. */
+  /** Where each server writes a CPU profile (`bun --cpu-prof --cpu-prof-md`) when it stops. */
   profileDirectory?: string;
-  /** Where the server's stderr is kept (the engine's own logs, such as BUN_JSC_logGC). */
+  /** Where the first server's stderr is kept (the engine's own logs, such as BUN_JSC_logGC); the others' in `<file>.2`, `<file>.3`, … */
   serverStderrFile?: string;
 }
 
@@ -68,8 +85,9 @@ export function loadBenchOptionsFromEnv(): LoadBenchOptions {
   const concurrency = numberFromEnv('CONCURRENCY', 200);
   return {
     concurrency,
-    rounds: numberFromEnv('LOAD_ROUNDS', 20),
+    rounds: numberFromEnv('LOAD_ROUNDS', 30),
     warmupRounds: numberFromEnv('WARMUP_ROUNDS', 6, { min: 0 }),
+    servers: numberFromEnv('SERVERS', 3),
     soloRounds: numberFromEnv('SOLO_ROUNDS', 12),
     soloSamples: numberFromEnv('SOLO_SAMPLES', 40),
     steps: numberFromEnv('STEPS', 5),
@@ -138,115 +156,36 @@ async function runLoadClient(config: LoadClientConfig): Promise<(RoundResult | M
     .map((line) => JSON.parse(line) as RoundResult | MemoryResult);
 }
 
-export interface LoadCaseFigures {
-  concurrency: number;
-  rounds: RoundResult[];
-  /** Medians over the rounds, ms. */
-  turnP50: number;
-  turnP99: number;
-  directP50: number;
-  directP99: number;
-  addedP50: number;
-  addedP99: number;
-  /**
-   * Percentiles of every round's samples taken together (p99 of 4,000 turns
-   * rather than the median of twenty rounds' second-worst): the steadier figure.
-   */
-  pooled: { turnP50: number; turnP99: number; directP50: number; directP99: number };
-  serverCpuPerTurn: number;
-  /** The same by thread, medians over the rounds, busiest first. */
-  serverCpuPerTurnByThread: [name: string, ms: number][];
-  /** The fake provider's and the load client's CPU per turn and per direct sequence, medians over the rounds, ms. */
-  benchCpu: RoundResult['benchCpu'];
-  /** The rounds' added p99 from lowest to highest, with its quartiles, ms: how far one round is from the next. */
-  addedP99Spread: Spread;
-  /**
-   * Added p50 and p99 by the server's own clock (its turns' stamps against the
-   * direct baseline), medians over the rounds; absent on PostgreSQL.
-   */
-  serverTimed?: { addedP50: number; addedP99: number };
-}
-
 export interface LoadBenchFigures {
   cases: LoadCaseFigures[];
   memory?: MemoryResult;
-  /** How fast the server's process read memory at the end (random reads over 64 MiB), ns per read. */
-  serverMemoryNsPerRead: number;
+  /** How fast each server's process read memory at the end (random reads over 64 MiB), ns per read. */
+  serverMemoryNsPerRead: number[];
   loadBefore: string;
   loadAfter: string;
 }
 
-function figuresOf(concurrency: number, rounds: RoundResult[]): LoadCaseFigures {
-  const of = (pick: (round: RoundResult) => number) => median(rounds.map(pick));
-  const turns = rounds.flatMap((round) => round.turnSamples);
-  const directs = rounds.flatMap((round) => round.directSamples);
-  const addedP99s = rounds.map((round) => round.turn.p99 - round.direct.p99);
-  return {
-    concurrency,
-    rounds,
-    turnP50: of((round) => round.turn.p50),
-    turnP99: of((round) => round.turn.p99),
-    directP50: of((round) => round.direct.p50),
-    directP99: of((round) => round.direct.p99),
-    addedP50: of((round) => round.turn.p50 - round.direct.p50),
-    addedP99: median(addedP99s),
-    pooled: {
-      turnP50: percentile(turns, 50),
-      turnP99: percentile(turns, 99),
-      directP50: percentile(directs, 50),
-      directP99: percentile(directs, 99),
-    },
-    serverCpuPerTurn: of((round) => round.serverCpuPerTurn),
-    serverCpuPerTurnByThread: [
-      ...new Set(rounds.flatMap((round) => Object.keys(round.serverCpuPerTurnByThread))),
-    ]
-      .map((name): [string, number] => [
-        name,
-        of((round) => round.serverCpuPerTurnByThread[name] ?? 0),
-      ])
-      .sort((a, b) => b[1] - a[1]),
-    ...(rounds.every((round) => round.serverTimedSamples.length > 0)
-      ? {
-          serverTimed: {
-            addedP50: of((round) => percentile(round.serverTimedSamples, 50) - round.direct.p50),
-            addedP99: of((round) => percentile(round.serverTimedSamples, 99) - round.direct.p99),
-          },
-        }
-      : {}),
-    addedP99Spread: spreadOf(addedP99s),
-    benchCpu: {
-      fakePerTurn: of((round) => round.benchCpu.fakePerTurn),
-      clientPerTurn: of((round) => round.benchCpu.clientPerTurn),
-      fakePerDirect: of((round) => round.benchCpu.fakePerDirect),
-      clientPerDirect: of((round) => round.benchCpu.clientPerDirect),
-    },
-  };
+/** One server process of the bench, with what the client needs to reach and read it. */
+interface BenchServer {
+  process: ServerProcess;
+  target: LoadTarget;
 }
 
-export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBenchFigures> {
-  const loadBefore = await loadAverage();
-  const directory = mkdtempSync(join(tmpdir(), 'mango-load-bench-'));
-  const fake = await startFakeProviderProcess({
-    steps: options.steps,
-    tool: 'get_current_datetime',
-    holdMarker: HOLD_MARKER,
-    // A real provider keeps its connections open; the server and the direct baseline reuse them.
-    keepAlive: true,
-  });
-  let postgres: { stop(): void } | undefined;
-  let databaseUrl: string | undefined;
-  if (options.database === 'postgres') {
-    const { startTestPostgres } = await import('../../apps/api/tests/support/postgres-server');
-    const server = await startTestPostgres();
-    postgres = server;
-    databaseUrl = await server.createDatabase();
-  }
-  const memoryFile = join(directory, 'server-memory.json');
+async function startBenchServer(
+  options: LoadBenchOptions,
+  index: number,
+  directory: string,
+  providerBaseUrl: string,
+  databaseUrl: string | undefined,
+): Promise<BenchServer> {
+  const dataDirectory = join(directory, `server-${index + 1}`);
+  mkdirSync(dataDirectory);
+  const memoryFile = join(dataDirectory, 'server-memory.json');
   const server = await startServerProcess(
     {
-      MANGO_DATA_DIR: directory,
+      MANGO_DATA_DIR: dataDirectory,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl('openai-compatible'),
+      OPENAI_COMPATIBLE_BASE_URL: providerBaseUrl,
       OPENAI_COMPATIBLE_API_KEY: 'bench-key',
       MANGO_MODELS: MODEL,
       // No per-user limits: one user runs every turn.
@@ -268,12 +207,55 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       timeoutMs: 120_000,
     },
   );
-  if (options.serverStderrFile)
-    void Bun.write(options.serverStderrFile, new Response(server.process.stderr));
+  if (options.serverStderrFile) {
+    const file =
+      index === 0 ? options.serverStderrFile : `${options.serverStderrFile}.${index + 1}`;
+    void Bun.write(file, new Response(server.process.stderr));
+  }
+  return {
+    process: server,
+    target: {
+      serverUrl: server.url,
+      apiKey: await signUp(server.url),
+      serverPid: server.process.pid,
+      memoryFile,
+      ...(options.database === 'sqlite'
+        ? { databaseFile: join(dataDirectory, SQLITE_FILE_NAME) }
+        : {}),
+    },
+  };
+}
+
+export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBenchFigures> {
+  const loadBefore = await loadAverage();
+  const directory = mkdtempSync(join(tmpdir(), 'mango-load-bench-'));
+  const fake = await startFakeProviderProcess({
+    steps: options.steps,
+    tool: 'get_current_datetime',
+    holdMarker: HOLD_MARKER,
+    // A real provider keeps its connections open; the server and the direct baseline reuse them.
+    keepAlive: true,
+  });
+  let postgres: TestPostgresServer | undefined;
+  if (options.database === 'postgres') {
+    const { startTestPostgres } = await import('../../apps/api/tests/support/postgres-server');
+    postgres = await startTestPostgres();
+  }
+  const servers: BenchServer[] = [];
   try {
-    const apiKey = await signUp(server.url);
+    for (let index = 0; index < options.servers; index++)
+      servers.push(
+        await startBenchServer(
+          options,
+          index,
+          directory,
+          fake.baseUrl('openai-compatible'),
+          await postgres?.createDatabase(),
+        ),
+      );
+    const first = servers[0] as BenchServer;
     await fake.captureRequests();
-    await recordOneTurn(server.url, apiKey);
+    await recordOneTurn(first.target.serverUrl, first.target.apiKey);
     const requests = await fake.takeRequests();
     if (requests.length !== options.steps)
       throw new Error(
@@ -282,17 +264,13 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
     const requestsFile = join(directory, 'requests.json');
     writeFileSync(requestsFile, JSON.stringify(requests.map((request) => request.body)));
     const base = {
-      serverUrl: server.url,
-      apiKey,
+      servers: servers.map((server) => server.target),
       model: MODEL,
       providerBaseUrl: fake.baseUrl('openai-compatible'),
       requestsFile,
       steps: options.steps,
       holdMarker: HOLD_MARKER,
-      serverPid: server.process.pid,
       fakePid: fake.pid,
-      memoryFile,
-      ...(options.database === 'sqlite' ? { databaseFile: join(directory, SQLITE_FILE_NAME) } : {}),
     };
     const solo: LoadCase = {
       concurrency: 1,
@@ -330,12 +308,17 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
     const rounds = results.filter((result): result is RoundResult => result.type === 'round');
     const cases = [solo, concurrent];
     // Timed last, so its 64 MiB is in no other figure.
-    const serverMemoryNsPerRead = await readServerMemorySpeed(server.process.pid, memoryFile);
+    const serverMemoryNsPerRead: number[] = [];
+    for (const server of servers)
+      serverMemoryNsPerRead.push(
+        await readServerMemorySpeed(server.target.serverPid, server.target.memoryFile),
+      );
     return {
       cases: cases.map((loadCase) =>
         figuresOf(
           loadCase.concurrency,
           rounds.filter((round) => round.concurrency === loadCase.concurrency),
+          servers.length,
         ),
       ),
       memory: results.find((result): result is MemoryResult => result.type === 'memory'),
@@ -344,7 +327,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadBench
       loadAfter: await loadAverage(),
     };
   } finally {
-    await server.stop();
+    for (const server of servers) await server.process.stop();
     await fake.stop();
     postgres?.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -357,13 +340,13 @@ const kib = (bytes: number) => (bytes / 1024).toFixed(0);
 
 export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigures): void {
   console.log(
-    `\nTurns over HTTP; fake provider, server (${options.database}) and load client each in a process of its own; ${options.steps} model calls per turn (openai-compatible), ${options.steps - 1} of them calling get_current_datetime`,
+    `\nTurns over HTTP; fake provider, ${options.servers} server${options.servers === 1 ? '' : 's'} (${options.database}; rounds go to them in turn) and load client each in a process of its own; ${options.steps} model calls per turn (openai-compatible), ${options.steps - 1} of them calling get_current_datetime`,
   );
   console.log(
-    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake sends a frame every ${options.paceMs} ms (on a fixed schedule from the first), starts spread over ${options.spreadMs} ms, measured after ${options.warmupRounds} unmeasured rounds (one for 1 at a time)`,
+    `  1 at a time: the fake answers at once. ${options.concurrency} at once: the fake sends a frame every ${options.paceMs} ms (on a fixed schedule from the first), starts spread over ${options.spreadMs} ms, measured after ${options.warmupRounds} unmeasured rounds per server (one for 1 at a time)`,
   );
   console.log(
-    `  load average before ${figures.loadBefore}, after ${figures.loadAfter}; the server's process read memory at ${figures.serverMemoryNsPerRead.toFixed(1)} ns per random read over 64 MiB at the end (bench/memory-probe.ts: a slow process reads slower and runs slower, docs/operations.md#a-slow-process)`,
+    `  load average before ${figures.loadBefore}, after ${figures.loadAfter}; the servers' processes read memory at ${figures.serverMemoryNsPerRead.map((ns) => ns.toFixed(1)).join(', ')} ns per random read over 64 MiB at the end (bench/memory-probe.ts: a slow process reads slower and runs slower, docs/operations.md#a-slow-process)`,
   );
   console.log(
     '  at once  rounds  turn p50  turn p99  direct p50  direct p99  added p50  added p99  server CPU/turn   (ms; medians over rounds)',
@@ -400,6 +383,15 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     console.log(
       `    the bench's own CPU on the same machine (ms, medians): fake provider ${bench.fakePerTurn.toFixed(2)} per turn and ${bench.fakePerDirect.toFixed(2)} per direct sequence, load client ${bench.clientPerTurn.toFixed(2)} and ${bench.clientPerDirect.toFixed(2)}`,
     );
+    if (figure.byServer.length > 1)
+      console.log(
+        `    by server (rounds; added p50, added p99, main thread per turn; ms, medians): ${figure.byServer
+          .map(
+            (share, index) =>
+              `${index + 1}: ${share.rounds}; ${share.addedP50.toFixed(1)}, ${share.addedP99.toFixed(1)}, ${share.mainThreadPerTurn.toFixed(2)}`,
+          )
+          .join(' · ')}`,
+      );
     if (figure.serverTimed)
       console.log(
         `    by the server's own clock (its turns' stamps, to the millisecond; no request, no reading of the stream): added p50 ${figure.serverTimed.addedP50.toFixed(1)} ms, p99 ${figure.serverTimed.addedP99.toFixed(1)} ms (medians over rounds)`,
@@ -411,7 +403,7 @@ export function printLoadBench(options: LoadBenchOptions, figures: LoadBenchFigu
     const external = (memory.running.external - memory.idle.external) / memory.turns;
     const rss = (memory.running.rss - memory.idle.rss) / memory.turns;
     console.log(
-      `  memory per running turn (${memory.turns} held running, after a full GC): heap ${kib(heap)} KiB (${kib(external)} KiB of it buffers outside the collector's cells, counted as external), rss ${kib(rss)} KiB (server heap ${mib(memory.idle.heapUsed)} → ${mib(memory.running.heapUsed)} MiB, rss ${mib(memory.idle.rss)} → ${mib(memory.running.rss)} MiB, peak rss ${mib(memory.running.rssPeak)} MiB)`,
+      `  memory per running turn (${memory.turns} held running in the first server, after a full GC): heap ${kib(heap)} KiB (${kib(external)} KiB of it buffers outside the collector's cells, counted as external), rss ${kib(rss)} KiB (server heap ${mib(memory.idle.heapUsed)} → ${mib(memory.running.heapUsed)} MiB, rss ${mib(memory.idle.rss)} → ${mib(memory.running.rss)} MiB, peak rss ${mib(memory.running.rssPeak)} MiB)`,
     );
   }
 }

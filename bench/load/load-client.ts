@@ -1,12 +1,15 @@
 /**
  * The load bench's client, in a process of its own (started by
- * `load-bench.ts`): runs turns over HTTP against the server and, interleaved
+ * `load-bench.ts`): runs turns over HTTP against the servers and, interleaved
  * round by round, the direct baseline — the provider requests of one recorded
  * turn sent straight to the fake provider through the same SDK and stream
- * parser the server's adapter uses. Then holds CONCURRENCY turns running to
- * measure the server's memory per running turn. Its configuration is one JSON
- * value in LOAD_CLIENT_CONFIG; it prints one JSON line per measured round and
- * one for the memory.
+ * parser the server's adapter uses. The rounds go to the servers in turn
+ * (round r to server r mod n, warm-up rounds included), so a server process
+ * that runs slow for its whole life, or a slow spell of the machine, weighs
+ * on every server's share alike. Then holds CONCURRENCY turns running in the
+ * first server to measure its memory per running turn. Its configuration is
+ * one JSON value in LOAD_CLIENT_CONFIG; it prints one JSON line per measured
+ * round and one for the memory.
  */
 import { Database } from 'bun:sqlite';
 import { readFileSync, rmSync } from 'node:fs';
@@ -29,9 +32,20 @@ export interface LoadCase {
   spreadMs: number;
 }
 
-export interface LoadClientConfig {
+/** One server process under load, as the client reaches and reads it. */
+export interface LoadTarget {
   serverUrl: string;
   apiKey: string;
+  serverPid: number;
+  /** Where the server's memory probe writes what it measured. */
+  memoryFile: string;
+  /** The server's SQLite file, read (read-only) for its own timing of each turn; none on PostgreSQL. */
+  databaseFile?: string;
+}
+
+export interface LoadClientConfig {
+  /** The servers, each its own process with its own database; rounds go to them in turn. */
+  servers: LoadTarget[];
   model: string;
   /** The fake provider's Chat Completions base URL. */
   providerBaseUrl: string;
@@ -45,19 +59,16 @@ export interface LoadClientConfig {
   /** How long to leave the server idle before its memory is read (ended turns' events expire). */
   memorySettleMs: number;
   holdMarker: string;
-  serverPid: number;
   /** The fake provider's process, whose CPU time is read as the server's is. */
   fakePid: number;
-  /** Where the server's memory probe writes what it measured. */
-  memoryFile: string;
-  /** The server's SQLite file, read (read-only) for its own timing of each turn; none on PostgreSQL. */
-  databaseFile?: string;
 }
 
 export interface RoundResult {
   type: 'round';
   concurrency: number;
   round: number;
+  /** Which server (its index in the configuration) ran the round's turns. */
+  server: number;
   turn: { p50: number; p99: number };
   direct: { p50: number; p99: number };
   /** Every sample of the round, ms, for percentiles over all rounds together. */
@@ -98,25 +109,37 @@ if (!config) {
   console.error('Set LOAD_CLIENT_CONFIG (see bench/load/load-bench.ts).');
   process.exit(2);
 }
-const { serverUrl, apiKey, steps } = config;
+const { steps } = config;
 const bodies = JSON.parse(readFileSync(config.requestsFile, 'utf8')) as Record<string, unknown>[];
 const sdk = new OpenAI({ baseURL: config.providerBaseUrl, apiKey: 'bench-key', maxRetries: 0 });
 
-const call = (path: string, method: string, body?: unknown) =>
-  fetch(`${serverUrl}${path}`, {
+/** A server as the rounds use it: the target, and its database opened for the server's own stamps. */
+interface Server extends LoadTarget {
+  index: number;
+  database: Database | undefined;
+}
+
+const servers: Server[] = config.servers.map((target, index) => ({
+  ...target,
+  index,
+  database: target.databaseFile ? new Database(target.databaseFile, { readonly: true }) : undefined,
+}));
+
+const call = (server: Server, path: string, method: string, body?: unknown) =>
+  fetch(`${server.serverUrl}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${apiKey}`,
+      authorization: `Bearer ${server.apiKey}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
 /** Fresh chats, so every turn replays the same history as the recorded one (untimed). */
-async function createChats(count: number): Promise<string[]> {
+async function createChats(server: Server, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let index = 0; index < count; index++) {
-    const response = await call('/api/chats', 'POST', { model: config?.model });
+    const response = await call(server, '/api/chats', 'POST', { model: config?.model });
     if (response.status !== 201)
       throw new Error(`POST /api/chats: ${response.status} ${await response.text()}`);
     ids.push(((await response.json()) as { id: string }).id);
@@ -181,23 +204,14 @@ function addBenchCpuSince(total: BenchCpu, before: BenchCpu): void {
 }
 
 /** The server's CPU time so far, ms. */
-function serverCpuMs(): number {
-  return cpuMsOf(`/proc/${config?.serverPid}/stat`);
+function serverCpuMs(server: Server): number {
+  return cpuMsOf(`/proc/${server.serverPid}/stat`);
 }
-
-/** The server's CPU time so far by thread, ms (`main` runs the JavaScript). */
-function serverCpuMsByThread(): Map<string, number> {
-  return cpuMsByThread(config?.serverPid ?? 0);
-}
-
-const serverDatabase = config.databaseFile
-  ? new Database(config.databaseFile, { readonly: true })
-  : undefined;
 
 /** How long the server's own stamps say each of these chats' turns took, ms. */
-function serverTimedTurns(chatIds: readonly string[]): number[] {
-  if (!serverDatabase) return [];
-  const rows = serverDatabase
+function serverTimedTurns(server: Server, chatIds: readonly string[]): number[] {
+  if (!server.database) return [];
+  const rows = server.database
     .prepare(
       `select started_at, ended_at from turns where chat_id in (${chatIds.map(() => '?').join(', ')})`,
     )
@@ -207,10 +221,12 @@ function serverTimedTurns(chatIds: readonly string[]): number[] {
   );
 }
 
-async function timedTurn(chatId: string, delayMs: number): Promise<number> {
+async function timedTurn(server: Server, chatId: string, delayMs: number): Promise<number> {
   if (delayMs > 0) await Bun.sleep(delayMs);
   const started = performance.now();
-  const response = await call(`/api/chats/${chatId}/turns`, 'POST', { content: 'Run the steps.' });
+  const response = await call(server, `/api/chats/${chatId}/turns`, 'POST', {
+    content: 'Run the steps.',
+  });
   if (response.status !== 200)
     throw new Error(`POST turns: ${response.status} ${await response.text()}`);
   const done = await readToDone(response);
@@ -241,9 +257,11 @@ const summary = (values: number[]) => ({
 
 for (const loadCase of config.cases) {
   const { concurrency, samplesPerRound, spreadMs } = loadCase;
-  // Unmeasured rounds (negative numbers) warm up both paths first.
-  for (let round = -loadCase.warmupRounds; round < loadCase.rounds; round++) {
-    const chats = await createChats(samplesPerRound);
+  // Unmeasured rounds (negative numbers) warm up both paths first, as many for each server.
+  const warmups = loadCase.warmupRounds * servers.length;
+  for (let round = -warmups; round < loadCase.rounds; round++) {
+    const server = servers[(round + warmups) % servers.length] as Server;
+    const chats = await createChats(server, samplesPerRound);
     const turns: number[] = [];
     const directs: number[] = [];
     let serverCpu = 0;
@@ -256,19 +274,19 @@ for (const loadCase of config.cases) {
       const size = Math.min(concurrency, samplesPerRound - start);
       const delay = (index: number) => (spreadMs * index) / size;
       const runTurns = async () => {
-        const cpuBefore = serverCpuMs();
-        const threadsBefore = serverCpuMsByThread();
+        const cpuBefore = serverCpuMs(server);
+        const threadsBefore = cpuMsByThread(server.serverPid);
         const benchBefore = benchCpuMs();
         turns.push(
           ...(await Promise.all(
             chats
               .slice(start, start + size)
-              .map((chatId, index) => timedTurn(chatId, delay(index))),
+              .map((chatId, index) => timedTurn(server, chatId, delay(index))),
           )),
         );
-        serverCpu += serverCpuMs() - cpuBefore;
+        serverCpu += serverCpuMs(server) - cpuBefore;
         addBenchCpuSince(benchCpuInTurns, benchBefore);
-        for (const [name, cpu] of serverCpuMsByThread())
+        for (const [name, cpu] of cpuMsByThread(server.serverPid))
           threadCpu.set(name, (threadCpu.get(name) ?? 0) + cpu - (threadsBefore.get(name) ?? 0));
       };
       const runDirects = async () => {
@@ -293,11 +311,12 @@ for (const loadCase of config.cases) {
         type: 'round',
         concurrency,
         round,
+        server: server.index,
         turn: summary(turns),
         direct: summary(directs),
         turnSamples: turns,
         directSamples: directs,
-        serverTimedSamples: serverTimedTurns(chats),
+        serverTimedSamples: serverTimedTurns(server, chats),
         serverCpuPerTurn: serverCpu / turns.length,
         serverCpuPerTurnByThread: Object.fromEntries(
           [...threadCpu].map(([name, cpu]) => [name, cpu / turns.length]),
@@ -313,15 +332,16 @@ for (const loadCase of config.cases) {
 }
 
 if (config.memoryTurns > 0) {
-  const chats = await createChats(config.memoryTurns);
+  const server = servers[0] as Server;
+  const chats = await createChats(server, config.memoryTurns);
   // The events of the turns that ended in the rounds stay in the server's memory for a while;
   // once they are gone, nothing but the held turns changes between the two readings.
   await Bun.sleep(config.memorySettleMs);
-  const idle = await readServerMemory(config.serverPid, config.memoryFile);
+  const idle = await readServerMemory(server.serverPid, server.memoryFile);
   // Every turn runs its tool steps, then its final answer starts and hangs: all are running.
   const streams = await Promise.all(
     chats.map(async (chatId) => {
-      const response = await call(`/api/chats/${chatId}/turns`, 'POST', {
+      const response = await call(server, `/api/chats/${chatId}/turns`, 'POST', {
         content: `Run the steps, then ${config.holdMarker}.`,
       });
       if (response.status !== 200)
@@ -335,8 +355,10 @@ if (config.memoryTurns > 0) {
       return frames;
     }),
   );
-  const running = await readServerMemory(config.serverPid, config.memoryFile);
-  await Promise.all(chats.map((chatId) => call(`/api/chats/${chatId}/turns/cancel`, 'POST')));
+  const running = await readServerMemory(server.serverPid, server.memoryFile);
+  await Promise.all(
+    chats.map((chatId) => call(server, `/api/chats/${chatId}/turns/cancel`, 'POST')),
+  );
   await Promise.all(
     streams.map(async (frames) => {
       for await (const frame of frames)
@@ -345,5 +367,7 @@ if (config.memoryTurns > 0) {
   );
   print({ type: 'memory', turns: config.memoryTurns, idle, running });
 }
-serverDatabase?.close();
-rmSync(config.memoryFile, { force: true });
+for (const server of servers) {
+  server.database?.close();
+  rmSync(server.memoryFile, { force: true });
+}
