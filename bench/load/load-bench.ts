@@ -212,11 +212,18 @@ async function startBenchServer(
       index === 0 ? options.serverStderrFile : `${options.serverStderrFile}.${index + 1}`;
     void Bun.write(file, new Response(server.process.stderr));
   }
+  let apiKey: string;
+  try {
+    apiKey = await signUp(server.url);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
   return {
     process: server,
     target: {
       serverUrl: server.url,
-      apiKey: await signUp(server.url),
+      apiKey,
       serverPid: server.process.pid,
       memoryFile,
       ...(options.database === 'sqlite'
