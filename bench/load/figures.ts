@@ -84,13 +84,21 @@ export interface ServerShare {
   mainThreadPerTurn: number;
 }
 
+/** A figure of each round, median over the rounds. */
+const medianOver = (rounds: readonly RoundResult[], pick: (round: RoundResult) => number) =>
+  median(rounds.map(pick));
+const addedP50Of = (round: RoundResult) => round.turn.p50 - round.direct.p50;
+const addedP99Of = (round: RoundResult) => round.turn.p99 - round.direct.p99;
+
 function shareOf(rounds: RoundResult[]): ServerShare {
-  const of = (pick: (round: RoundResult) => number) => median(rounds.map(pick));
   return {
     rounds: rounds.length,
-    addedP50: of((round) => round.turn.p50 - round.direct.p50),
-    addedP99: of((round) => round.turn.p99 - round.direct.p99),
-    mainThreadPerTurn: of((round) => round.serverCpuPerTurnByThread.main ?? Number.NaN),
+    addedP50: medianOver(rounds, addedP50Of),
+    addedP99: medianOver(rounds, addedP99Of),
+    mainThreadPerTurn: medianOver(
+      rounds,
+      (round) => round.serverCpuPerTurnByThread.main ?? Number.NaN,
+    ),
   };
 }
 
@@ -99,10 +107,10 @@ export function figuresOf(
   rounds: RoundResult[],
   servers: number,
 ): LoadCaseFigures {
-  const of = (pick: (round: RoundResult) => number) => median(rounds.map(pick));
+  const of = (pick: (round: RoundResult) => number) => medianOver(rounds, pick);
   const turns = rounds.flatMap((round) => round.turnSamples);
   const directs = rounds.flatMap((round) => round.directSamples);
-  const addedP99s = rounds.map((round) => round.turn.p99 - round.direct.p99);
+  const addedP99s = rounds.map(addedP99Of);
   return {
     concurrency,
     rounds,
@@ -110,7 +118,7 @@ export function figuresOf(
     turnP99: of((round) => round.turn.p99),
     directP50: of((round) => round.direct.p50),
     directP99: of((round) => round.direct.p99),
-    addedP50: of((round) => round.turn.p50 - round.direct.p50),
+    addedP50: of(addedP50Of),
     addedP99: median(addedP99s),
     pooled: {
       turnP50: percentile(turns, 50),
