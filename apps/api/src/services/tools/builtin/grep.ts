@@ -11,7 +11,12 @@ import { GrepPatternError, NotFoundError, ToolArgumentError } from '../errors';
 import { compileFileFilter } from '../fs/glob-pattern';
 import { defaultPathPolicyParameters, PATH_POLICY_DESCRIPTORS } from '../fs/path-settings';
 import { DEFAULT_WALK_LIMITS, type WalkLimits } from '../fs/walk-tree';
-import { createPathFilter, resolveAndValidatePath, toReportedPath } from '../path-policy';
+import {
+  createPathFilter,
+  createReportedPathBuilder,
+  resolveAndValidatePath,
+  toReportedPath,
+} from '../path-policy';
 import { registerTool } from '../registry';
 import { clampIntegerSetting, getBooleanSetting } from '../stored-setting-readers';
 import type { RegisteredTool, ToolContext, ToolDefinition } from '../types';
@@ -180,6 +185,10 @@ export async function runGrep(
 
   const resolved = await resolveAndValidatePath(parsed.path, context);
   const kind = await locateRoot(resolved.realPath, parsed.path, resolved.exists);
+  // The walk's files all lie below the root: one string join each, not a resolve per file.
+  const below =
+    kind === 'directory' ? createReportedPathBuilder(resolved.absolutePath, context) : undefined;
+  const rootPrefix = resolved.absolutePath === '/' ? '/' : `${resolved.absolutePath}/`;
   const outcome = await runGrepSearch({
     source: parsed.pattern,
     caseInsensitive,
@@ -187,7 +196,10 @@ export async function runGrep(
     fileFilter: kind === 'directory' ? fileFilter : undefined,
     includeDotfiles,
     isAllowed: await createPathFilter(context),
-    reportPath: (absolutePath) => toReportedPath(absolutePath, context),
+    reportPath: (absolutePath) =>
+      below && absolutePath.startsWith(rootPrefix)
+        ? below(absolutePath.slice(rootPrefix.length))
+        : toReportedPath(absolutePath, context),
     maxResults,
     maxMatchesPerFile,
     maxFileSizeBytes,

@@ -9,8 +9,9 @@ export const BINARY_SNIFF_BYTES = 8192;
 
 /** True when the first `BINARY_SNIFF_BYTES` of `bytes` contain a NUL byte. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
-  return bytes.subarray(0, end).indexOf(0) !== -1;
+  // Most files are shorter than the window: searched whole, without making a view of them.
+  if (bytes.length <= BINARY_SNIFF_BYTES) return bytes.indexOf(0) !== -1;
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
 }
 
 /**

@@ -104,6 +104,7 @@ const BATCH_SIZE = 256;
 /** The walk is synchronous in slices of this many milliseconds, then lets the event loop run. */
 const SLICE_MS = 4;
 const EXAMPLES = 3;
+const SLASH = 0x2f;
 
 /** Code-unit order of two names: the order `name` walks a directory in. */
 function compareNames(left: string, right: string): number {
@@ -118,17 +119,21 @@ function byName(left: Dirent, right: Dirent): number {
  * The order a walk with names sorted visits two "/"-separated paths: name by
  * name, segment by segment (so `a/b` comes before `a-c`, though `-` sorts
  * before `/` as a character). What a walk in `directory` order finds can be
- * put back in this order.
+ * put back in this order. That is code-unit order with "/" below every other
+ * unit: where the paths first differ, a "/" ends the shorter name. Compared
+ * in place, without splitting (a sort of a thousand paths makes 10,000 calls).
  */
 export function comparePaths(left: string, right: string): number {
-  const a = left.split('/');
-  const b = right.split('/');
-  const shared = Math.min(a.length, b.length);
+  const shared = Math.min(left.length, right.length);
   for (let index = 0; index < shared; index++) {
-    const order = compareNames(a[index] as string, b[index] as string);
-    if (order !== 0) return order;
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a === b) continue;
+    if (a === SLASH) return -1;
+    if (b === SLASH) return 1;
+    return a - b;
   }
-  return a.length - b.length;
+  return left.length - right.length;
 }
 
 function joinRelative(parent: string, name: string): string {

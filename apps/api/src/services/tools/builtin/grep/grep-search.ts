@@ -53,6 +53,36 @@ const FIRST_TASK_FILES = 16;
 const MAX_TASK_FILES = 256;
 /** Finished tasks held while an older one still runs (their results wait to be folded in order). */
 const MAX_PENDING_TASKS = 64;
+/**
+ * Once the result cap is in sight, files searched ahead of the answer are
+ * wasted, and a big task holding the last files the answer needs keeps one
+ * worker busy while the other idles. So from the match rate of the files
+ * folded so far the search estimates how many more files the answer needs:
+ * tasks shrink to share them among the workers, and the walk keeps at most
+ * this many times that estimate in flight (never fewer than the floor).
+ */
+const RUN_AHEAD_FACTOR = 2;
+const MIN_RUN_AHEAD_FILES = 64;
+
+/**
+ * The files a capped search still needs, at the match rate of the files
+ * folded so far: unknown (infinite) before the first match.
+ */
+export function filesStillNeeded(maxResults: number, found: number, foldedFiles: number): number {
+  if (found === 0) return Number.POSITIVE_INFINITY;
+  return (Math.max(0, maxResults + 1 - found) * foldedFiles) / found;
+}
+
+/** Files the walk may have in flight (submitted, not yet folded) while `stillNeeded` remain. */
+export function maxFilesInFlight(stillNeeded: number): number {
+  return Math.max(MIN_RUN_AHEAD_FILES, RUN_AHEAD_FACTOR * stillNeeded);
+}
+
+/** The next task's size: double the last up to the largest, but no more than a worker's share of what is still needed. */
+export function nextTaskFiles(current: number, stillNeeded: number, workers: number): number {
+  const grown = Math.min(MAX_TASK_FILES, current * 2);
+  return Math.min(grown, Math.max(FIRST_TASK_FILES, Math.ceil(stillNeeded / workers)));
+}
 
 interface PendingTask {
   files: Array<{ absolutePath: string; realPath: string }>;
@@ -98,10 +128,13 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   // Tasks leave `pending` only once settled, so the running ones are all in it.
   const runningTasks = () => pending.filter((task) => !task.settled);
   let done = false;
+  let submittedFiles = 0;
+  let foldedFiles = 0;
   let perFileCut = false;
   let slowExample: string | undefined;
 
   const submit = (files: PendingTask['files']): void => {
+    submittedFiles += files.length;
     const task: PendingTask = {
       files,
       settled: false,
@@ -193,9 +226,17 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       const task = pending[0] as PendingTask;
       const result = await task.result;
       pending.shift();
+      foldedFiles += task.files.length;
       if (consume(task, result)) done = true;
     }
   };
+
+  const stillNeeded = (): number =>
+    filesStillNeeded(request.maxResults, outcome.matches.length, foldedFiles);
+  const mustWait = (): boolean =>
+    runningTasks().length > pool.size * 3 ||
+    pending.length > MAX_PENDING_TASKS ||
+    submittedFiles - foldedFiles > maxFilesInFlight(stillNeeded());
 
   try {
     if (request.root.kind === 'file') {
@@ -224,21 +265,20 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
           if (chunk.length >= taskFiles) {
             submit(chunk);
             chunk = [];
-            taskFiles = Math.min(MAX_TASK_FILES, taskFiles * 2);
+            taskFiles = nextTaskFiles(taskFiles, stillNeeded(), pool.size);
           }
         }
         await drain(false);
         // Keep a bounded number of tasks running ahead of the results, so stopping early stays
         // cheap. The bound counts tasks still running, not finished ones waiting for an older
         // one to be folded in order: a slow task must not leave the other workers without work.
-        while (
-          !done &&
-          (runningTasks().length > pool.size * 3 || pending.length > MAX_PENDING_TASKS)
-        ) {
-          if (pending.length > MAX_PENDING_TASKS) await drain(true);
+        // With the result cap in sight, the files in flight are bounded too (maxFilesInFlight).
+        while (!done && mustWait()) {
+          const running = runningTasks();
+          if (pending.length > MAX_PENDING_TASKS || running.length === 0) await drain(true);
           else {
             // Any task, not only the oldest: a slow one must not hold the others' results.
-            await Promise.race(runningTasks().map((task) => task.result));
+            await Promise.race(running.map((task) => task.result));
             await drain(false);
           }
         }

@@ -47,4 +47,33 @@ describe('comparePaths: the order grep answers in', () => {
     ]);
     expect(comparePaths('../w/x.ts', '../w/x.ts')).toBe(0);
   });
+
+  test('agrees with comparing the names one by one, on many paths of awkward characters', () => {
+    // The definition, written the slow way: split into names, compare name by name.
+    const byNames = (left: string, right: string): number => {
+      const a = left.split('/');
+      const b = right.split('/');
+      for (let index = 0; index < Math.min(a.length, b.length); index++) {
+        const x = a[index] as string;
+        const y = b[index] as string;
+        if (x !== y) return x < y ? -1 : 1;
+      }
+      return a.length - b.length;
+    };
+    // Characters on both sides of "/" (0x2f) in code-unit order, a surrogate pair and a dot.
+    const alphabet = ['-', '.', '/', '0', 'A', '_', 'a', '~', 'é', '😀'];
+    let seed = 7;
+    const random = (below: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % below;
+    };
+    const paths = Array.from({ length: 400 }, () =>
+      Array.from({ length: 1 + random(8) }, () => alphabet[random(alphabet.length)]).join(''),
+    );
+    for (const left of paths.slice(0, 100)) {
+      for (const right of paths) {
+        expect(Math.sign(comparePaths(left, right))).toBe(Math.sign(byNames(left, right)));
+      }
+    }
+  });
 });
