@@ -4,9 +4,9 @@
  */
 import { hostAccessUnavailableReason } from '../host-access';
 import type { ToolRegistry } from '../registry';
-import { lookupSavedSettings } from '../runtime';
+import { lookupSavedSettings, type SavedToolSettingsByName } from '../runtime';
 import { createEffectiveSettingsLookup } from '../settings-policy';
-import type { ToolScope } from '../types';
+import type { EffectiveToolSettings, RegisteredTool, ToolScope } from '../types';
 import { createSourcedToolsReuse, type ToolSource, type ToolSourceInfo } from './tool-source';
 
 export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
@@ -15,8 +15,51 @@ export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
   name: 'Built-in tools',
 };
 
+type Reason = string | undefined | Promise<string | undefined>;
+
+/**
+ * What every listing of one registry array shares (the registry hands out the
+ * same array until a tool is registered): the default settings of each tool,
+ * in one array, and which tools have an availability check at all. A listing
+ * made per request then does per-tool work only where a tool asks for it.
+ */
+interface RegistryPlan {
+  /** Each tool's default settings (frozen, shared), for a user who saved nothing. */
+  defaults: readonly EffectiveToolSettings[];
+  /** Every tool available: the reasons of a listing nothing made unavailable. */
+  noReasons: readonly Reason[];
+  /** Tools with their own check (`unavailableReason`). */
+  checked: readonly number[];
+  /** Tools with their own check or that reach the host (a user granted nowhere cannot use them). */
+  checkedWhenGranted: readonly number[];
+}
+
+function hasNoSavedSettings(saved: SavedToolSettingsByName): boolean {
+  if (saved instanceof Map) return saved.size === 0;
+  for (const _ in saved) return false;
+  return true;
+}
+
 export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
   const settingsOf = createEffectiveSettingsLookup();
+  const plans = new WeakMap<readonly RegisteredTool[], RegistryPlan>();
+  const planOf = (tools: readonly RegisteredTool[]): RegistryPlan => {
+    let plan = plans.get(tools);
+    if (!plan) {
+      const indexes = tools.map((_, index) => index);
+      plan = {
+        defaults: Object.freeze(tools.map((tool) => settingsOf(tool, undefined))),
+        noReasons: Object.freeze(tools.map(() => undefined)),
+        checked: indexes.filter((index) => tools[index]?.unavailableReason !== undefined),
+        checkedWhenGranted: indexes.filter((index) => {
+          const tool = tools[index] as RegisteredTool;
+          return tool.unavailableReason !== undefined || tool.reachesHost === true;
+        }),
+      };
+      plans.set(tools, plan);
+    }
+    return plan;
+  };
   const source: ToolSource = {
     info: BUILTIN_SOURCE_INFO,
     listTools(request) {
@@ -24,21 +67,29 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
       if (request.chat) scope.chat = request.chat;
       if (request.hostAccess) scope.hostAccess = request.hostAccess;
       const tools = registry.list();
-      const settings = tools.map((tool) =>
-        settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
-      );
+      const plan = planOf(tools);
+      const settings = hasNoSavedSettings(request.saved)
+        ? plan.defaults
+        : tools.map((tool) =>
+            settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
+          );
       // Synchronous for tools without an availability check (the common case): listings are
       // made per request, so no promise is made unless a tool needs one.
       let asynchronous = false;
-      const reasons = tools.map((tool) => {
+      let reasons = plan.noReasons;
+      const granted = scope.hostAccess?.kind === 'granted';
+      for (const index of granted ? plan.checkedWhenGranted : plan.checked) {
+        const tool = tools[index] as RegisteredTool;
         // A system tool the user was granted nowhere is unavailable before its own check runs.
         const reason = hostAccessUnavailableReason(tool, scope) ?? tool.unavailableReason?.(scope);
+        if (reason === undefined) continue;
+        if (reasons === plan.noReasons) reasons = [...plan.noReasons];
+        (reasons as Reason[])[index] = reason;
         if (reason instanceof Promise) asynchronous = true;
-        return reason;
-      });
+      }
       return asynchronous
         ? Promise.all(reasons).then((settled) => reuse(tools, settings, settled))
-        : reuse(tools, settings, reasons as (string | undefined)[]);
+        : reuse(tools, settings, reasons as readonly (string | undefined)[]);
     },
     execute: (listed, args, context) => listed.tool.execute(args, context),
   };

@@ -119,7 +119,13 @@ export function createSourcedToolsReuse(
   settings: readonly EffectiveToolSettings[],
   reasons: readonly (string | undefined)[],
 ) => SourcedTool[] {
-  const recent: SourcedTool[][] = [];
+  /** Each remembered listing with the arrays it was made from (a source may hand the same ones again). */
+  const recent: Array<{
+    listed: SourcedTool[];
+    tools: readonly RegisteredTool[];
+    settings: readonly EffectiveToolSettings[];
+    reasons: readonly (string | undefined)[];
+  }> = [];
   const matches = (
     candidate: readonly SourcedTool[],
     tools: readonly RegisteredTool[],
@@ -139,14 +145,19 @@ export function createSourcedToolsReuse(
     return true;
   };
   return (tools, settings, reasons) => {
-    for (const candidate of recent)
-      if (matches(candidate, tools, settings, reasons)) return candidate;
+    for (const made of recent) {
+      // The very arrays it was made from: nothing to compare.
+      if (made.tools === tools && made.settings === settings && made.reasons === reasons)
+        return made.listed;
+    }
+    for (const made of recent)
+      if (matches(made.listed, tools, settings, reasons)) return made.listed;
     const listed = tools.map((tool, index) =>
       describeSourcedTool(source, tool, settings[index] as EffectiveToolSettings, reasons[index]),
     );
     if (!settings.every((one) => Object.isFrozen(one))) return listed;
     for (const entry of listed) Object.freeze(entry);
-    recent.unshift(Object.freeze(listed) as SourcedTool[]);
+    recent.unshift({ listed: Object.freeze(listed) as SourcedTool[], tools, settings, reasons });
     if (recent.length > keep) recent.pop();
     return listed;
   };

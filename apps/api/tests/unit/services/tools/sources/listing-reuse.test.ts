@@ -7,6 +7,7 @@
  * user's own sources are known.
  */
 import { describe, expect, test } from 'bun:test';
+import { NO_GRANTED_ROOTS_REASON } from '../../../../../src/services/tools/host-access';
 import { createToolRegistry } from '../../../../../src/services/tools/registry';
 import { createBuiltinToolSource } from '../../../../../src/services/tools/sources/builtin-tool-source';
 import {
@@ -190,5 +191,51 @@ describe('listKnown: a listing from memory', () => {
       userSources: async () => [mine],
     });
     expect(withoutKnown.listKnown({ userId: 'me', saved: NONE })).toBeUndefined();
+  });
+});
+
+describe('the built-in source', () => {
+  test('a tool registered after a listing is in the next one', async () => {
+    const registry = createToolRegistry();
+    registry.register(createEchoTool('alpha'));
+    const builtins = createBuiltinToolSource(registry);
+    const request = { userId: 'u', saved: NONE, signal: new AbortController().signal };
+    const listOf = async () =>
+      (await builtins.listTools({ ...request, budgetMs: 1000, connect: false })).map(
+        (listed) => listed.tool.definition.name,
+      );
+    expect(await listOf()).toEqual(['alpha']);
+    registry.register(createEchoTool('beta'));
+    expect(await listOf()).toEqual(['alpha', 'beta']);
+  });
+
+  test('saved settings as a plain object: an empty one lists the defaults, a row applies', async () => {
+    const catalog = createToolCatalog([builtinsWith(createEchoTool('alpha'))]);
+    const defaults = await catalog.list({ userId: 'u', saved: NONE });
+    expect(await catalog.list({ userId: 'u', saved: {} })).toBe(defaults);
+    const off = await catalog.list({ userId: 'u', saved: { alpha: { enabled: false } } });
+    expect(off.get('alpha')?.state).toBe('disabled');
+  });
+
+  test('a user granted no roots cannot use the tools that reach the host; with a root, every tool is offered', async () => {
+    const reaching: RegisteredTool = { ...createEchoTool('reaching'), reachesHost: true };
+    const catalog = createToolCatalog([builtinsWith(createEchoTool('alpha'), reaching)]);
+    const nowhere = await catalog.list({
+      userId: 'u',
+      saved: NONE,
+      hostAccess: { kind: 'granted', roots: [] },
+    });
+    expect(nowhere.get('alpha')?.state).toBe('enabled');
+    expect(nowhere.get('reaching')).toMatchObject({
+      state: 'unavailable',
+      reason: NO_GRANTED_ROOTS_REASON,
+    });
+    for (const hostAccess of [
+      { kind: 'granted', roots: ['/srv/work'] },
+      { kind: 'admin' },
+    ] as const) {
+      const listing = await catalog.list({ userId: 'u', saved: NONE, hostAccess });
+      expect(listing.tools.map((listed) => listed.state)).toEqual(['enabled', 'enabled']);
+    }
   });
 });
