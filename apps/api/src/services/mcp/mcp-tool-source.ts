@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { ImageStore } from '../images/image-store';
 import { ToolAbortedError, ToolExecutionError, ToolTimeoutError } from '../tools/errors';
-import { lookupSavedSettings } from '../tools/runtime';
+import { hasNoSavedSettings, lookupSavedSettings } from '../tools/runtime';
 import { createEffectiveSettingsLookup } from '../tools/settings-policy';
 import {
   createSourcedToolsReuse,
@@ -18,7 +18,12 @@ import {
   type ToolSource,
   type ToolSourceHealth,
 } from '../tools/sources/tool-source';
-import type { JsonSchema, RegisteredTool, ToolContext } from '../tools/types';
+import type {
+  EffectiveToolSettings,
+  JsonSchema,
+  RegisteredTool,
+  ToolContext,
+} from '../tools/types';
 import { McpConnectionError } from './mcp-connection';
 import type { McpConnectionManager } from './mcp-connection-manager';
 import { toToolResult } from './mcp-results';
@@ -124,6 +129,8 @@ interface ServerTools {
   tools: RegisteredTool[];
   /** Each tool's reason it cannot be offered (its schema), in the order of `tools`. */
   schemaReasons: (string | undefined)[];
+  /** Each tool's default settings (shared, frozen), made on the first listing that needs them. */
+  defaults?: readonly EffectiveToolSettings[];
 }
 
 function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string | undefined): T {
@@ -203,12 +210,22 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       listing: readonly McpListedTool[],
       unavailable: string | undefined,
     ): SourcedTool[] => {
-      const { tools, schemaReasons } = toolsOf(record, listing);
+      const built = toolsOf(record, listing);
+      const { tools, schemaReasons } = built;
+      // A user who saved nothing gets the tools' shared defaults, the same array each time, so
+      // an unchanged listing is known by its arrays alone.
+      let settings: readonly EffectiveToolSettings[];
+      if (hasNoSavedSettings(request.saved)) {
+        built.defaults ??= Object.freeze(tools.map((tool) => settingsOf(tool, undefined)));
+        settings = built.defaults;
+      } else {
+        settings = tools.map((tool) =>
+          settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
+        );
+      }
       return reuse(
         tools,
-        tools.map((tool) =>
-          settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
-        ),
+        settings,
         unavailable === undefined ? schemaReasons : tools.map(() => unavailable),
       );
     };

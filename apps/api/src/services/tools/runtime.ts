@@ -25,6 +25,13 @@ export type SavedToolSettingsByName =
   | ReadonlyMap<string, StoredToolSettings>
   | Readonly<Record<string, StoredToolSettings | undefined>>;
 
+/** True when the user saved no settings at all (every tool has its defaults). */
+export function hasNoSavedSettings(saved: SavedToolSettingsByName): boolean {
+  if (saved instanceof Map) return saved.size === 0;
+  for (const _ in saved) return false;
+  return true;
+}
+
 /** One tool's saved settings from either form of `SavedToolSettingsByName`. */
 export function lookupSavedSettings(
   saved: SavedToolSettingsByName,

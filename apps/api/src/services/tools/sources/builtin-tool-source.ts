@@ -4,7 +4,7 @@
  */
 import { hostAccessUnavailableReason } from '../host-access';
 import type { ToolRegistry } from '../registry';
-import { lookupSavedSettings, type SavedToolSettingsByName } from '../runtime';
+import { hasNoSavedSettings, lookupSavedSettings } from '../runtime';
 import { createEffectiveSettingsLookup } from '../settings-policy';
 import type { EffectiveToolSettings, RegisteredTool, ToolScope } from '../types';
 import { createSourcedToolsReuse, type ToolSource, type ToolSourceInfo } from './tool-source';
@@ -32,12 +32,6 @@ interface RegistryPlan {
   checked: readonly number[];
   /** Tools with their own check or that reach the host (a user granted nowhere cannot use them). */
   checkedWhenGranted: readonly number[];
-}
-
-function hasNoSavedSettings(saved: SavedToolSettingsByName): boolean {
-  if (saved instanceof Map) return saved.size === 0;
-  for (const _ in saved) return false;
-  return true;
 }
 
 export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {

@@ -125,6 +125,8 @@ describe('an MCP tool source listing from memory', () => {
     expect(sources.sourceFor('user_1', { ...record })).not.toBe(source);
     const first = listedNow(source.listTools(fromMemory()));
     expect(listedNow(source.listTools(fromMemory()))).toBe(first);
+    // Nothing saved, as an empty map or an empty object: the same defaults, the same listing.
+    expect(listedNow(source.listTools(fromMemory({})))).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
     // A saved setting is merged afresh: that listing is new, and the plain one comes back after it.
     const saved = new Map([[`mcp__${record.slug}__add`, { enabled: false }]]);
