@@ -61,7 +61,7 @@ const MAX_PENDING_TASKS = 64;
  * tasks shrink to share them among the workers, and the walk keeps at most
  * this many times that estimate in flight (never fewer than the floor).
  */
-const RUN_AHEAD_FACTOR = 2;
+const RUN_AHEAD_FACTOR = 1.5;
 const MIN_RUN_AHEAD_FILES = 64;
 
 /**

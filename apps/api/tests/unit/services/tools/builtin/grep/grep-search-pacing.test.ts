@@ -29,8 +29,8 @@ describe('how a capped grep paces its tasks', () => {
     expect(nextTaskFiles(256, 3, 2)).toBe(16);
   });
 
-  test('the files in flight are bounded by twice the estimate, with a floor', () => {
-    expect(maxFilesInFlight(324)).toBe(648);
+  test('the files in flight are bounded by one and a half times the estimate, with a floor', () => {
+    expect(maxFilesInFlight(324)).toBe(486);
     expect(maxFilesInFlight(0)).toBe(64);
   });
 });
