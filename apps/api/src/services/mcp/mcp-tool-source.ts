@@ -126,9 +126,9 @@ function registeredToolFor(
 }
 
 interface ServerTools {
-  tools: RegisteredTool[];
+  tools: readonly RegisteredTool[];
   /** Each tool's reason it cannot be offered (its schema), in the order of `tools`. */
-  schemaReasons: (string | undefined)[];
+  schemaReasons: readonly (string | undefined)[];
   /** Each tool's default settings (shared, frozen), made on the first listing that needs them. */
   defaults?: readonly EffectiveToolSettings[];
 }
@@ -181,7 +181,11 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       mcpNames.set(registered, tool.name);
       return registered;
     });
-    const built = { tools, schemaReasons: listing.map(unmappableSchemaReason) };
+    // Frozen: every listing of this server hands the same arrays on, and a listing is known by them.
+    const built: ServerTools = {
+      tools: Object.freeze(tools),
+      schemaReasons: Object.freeze(listing.map(unmappableSchemaReason)),
+    };
     if (memo.size > 1_000) memo.clear();
     memo.set(key, built);
     return built;

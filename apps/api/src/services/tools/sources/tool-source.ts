@@ -119,12 +119,17 @@ export function createSourcedToolsReuse(
   settings: readonly EffectiveToolSettings[],
   reasons: readonly (string | undefined)[],
 ) => SourcedTool[] {
-  /** Each remembered listing with the arrays it was made from (a source may hand the same ones again). */
+  /**
+   * Each remembered listing with the arrays it was made from, when all three
+   * were frozen (a source's shared arrays, handed again while nothing changed).
+   */
   const recent: Array<{
     listed: SourcedTool[];
-    tools: readonly RegisteredTool[];
-    settings: readonly EffectiveToolSettings[];
-    reasons: readonly (string | undefined)[];
+    inputs?: {
+      tools: readonly RegisteredTool[];
+      settings: readonly EffectiveToolSettings[];
+      reasons: readonly (string | undefined)[];
+    };
   }> = [];
   const matches = (
     candidate: readonly SourcedTool[],
@@ -145,10 +150,10 @@ export function createSourcedToolsReuse(
     return true;
   };
   return (tools, settings, reasons) => {
-    for (const made of recent) {
-      // The very arrays it was made from: nothing to compare.
-      if (made.tools === tools && made.settings === settings && made.reasons === reasons)
-        return made.listed;
+    for (const { listed, inputs } of recent) {
+      // The very (frozen) arrays it was made from: nothing to compare.
+      if (inputs?.tools === tools && inputs.settings === settings && inputs.reasons === reasons)
+        return listed;
     }
     for (const made of recent)
       if (matches(made.listed, tools, settings, reasons)) return made.listed;
@@ -157,7 +162,12 @@ export function createSourcedToolsReuse(
     );
     if (!settings.every((one) => Object.isFrozen(one))) return listed;
     for (const entry of listed) Object.freeze(entry);
-    recent.unshift({ listed: Object.freeze(listed) as SourcedTool[], tools, settings, reasons });
+    const frozenInputs =
+      Object.isFrozen(tools) && Object.isFrozen(settings) && Object.isFrozen(reasons);
+    recent.unshift({
+      listed: Object.freeze(listed) as SourcedTool[],
+      ...(frozenInputs ? { inputs: { tools, settings, reasons } } : {}),
+    });
     if (recent.length > keep) recent.pop();
     return listed;
   };

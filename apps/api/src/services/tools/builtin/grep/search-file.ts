@@ -145,14 +145,6 @@ function literalFinders(job: CompiledFileSearch, bytes: Buffer): LiteralFinder[]
   return job.literals.map((strings) => exactLiterals(bytes, strings));
 }
 
-/** A scanned file without matches; shared, since nothing changes an outcome once made. */
-const NOTHING_FOUND: FileSearchOutcome = Object.freeze({
-  status: FileStatus.scanned,
-  matches: Object.freeze([]) as unknown as LineSearchResult['matches'],
-  slowLines: Object.freeze([]) as unknown as number[],
-  stopped: false,
-});
-
 /**
  * Searches one file (a real path from the walk). A file that cannot be
  * opened or read is `unreadable`; the search itself never throws.
@@ -174,7 +166,7 @@ export function searchFile(
     const finders = literalFinders(job, bytes);
     // A file without every required string cannot match: it is never decoded.
     if (finders && !finders.every(containsAny)) {
-      return NOTHING_FOUND;
+      return { status: FileStatus.scanned, matches: [], slowLines: [], stopped: false };
     }
     const searched = finders
       ? searchLinesContaining(bytes, finders, job.patterns, decodeUtf8, options)

@@ -74,6 +74,23 @@ describe('createSourcedToolsReuse', () => {
     expect(Object.isFrozen(first)).toBe(false);
   });
 
+  test('an array changed in place between two listings is compared, not trusted by identity', () => {
+    const reuse = createSourcedToolsReuse(source);
+    const frozenTools = Object.freeze([alpha, beta]);
+    const frozenSettings = Object.freeze([on, off]);
+    const reasons: (string | undefined)[] = [undefined, undefined];
+    const first = reuse(frozenTools, frozenSettings, reasons);
+    reasons[0] = 'bwrap is not installed';
+    const changed = reuse(frozenTools, frozenSettings, reasons);
+    expect(changed).not.toBe(first);
+    expect(changed[0]?.state).toBe('unavailable');
+    // All three frozen: the same arrays give the same listing.
+    const noReasons = Object.freeze([undefined, undefined]);
+    const shared = reuse(frozenTools, frozenSettings, noReasons);
+    expect(reuse(frozenTools, frozenSettings, noReasons)).toBe(shared);
+    expect(shared[0]?.state).toBe('enabled');
+  });
+
   test('only the last `keep` listings are remembered', () => {
     const reuse = createSourcedToolsReuse(source, 2);
     const [a, b, c] = ['a', 'b', 'c'].map((reason) => reuse([alpha], [on], [reason]));
