@@ -185,21 +185,18 @@ export async function runGrep(
 
   const resolved = await resolveAndValidatePath(parsed.path, context);
   const kind = await locateRoot(resolved.realPath, parsed.path, resolved.exists);
-  // The walk's files all lie below the root: one string join each, not a resolve per file.
-  const below =
-    kind === 'directory' ? createReportedPathBuilder(resolved.absolutePath, context) : undefined;
-  const rootPrefix = resolved.absolutePath === '/' ? '/' : `${resolved.absolutePath}/`;
   const outcome = await runGrepSearch({
     source: parsed.pattern,
     caseInsensitive,
-    root: { kind, absolutePath: resolved.absolutePath, realPath: resolved.realPath },
+    root: { kind, realPath: resolved.realPath },
     fileFilter: kind === 'directory' ? fileFilter : undefined,
     includeDotfiles,
     isAllowed: await createPathFilter(context),
-    reportPath: (absolutePath) =>
-      below && absolutePath.startsWith(rootPrefix)
-        ? below(absolutePath.slice(rootPrefix.length))
-        : toReportedPath(absolutePath, context),
+    // A walk's files are reported from their path below the root: one string join each.
+    reportPath:
+      kind === 'directory'
+        ? createReportedPathBuilder(resolved.absolutePath, context)
+        : () => toReportedPath(resolved.absolutePath, context),
     maxResults,
     maxMatchesPerFile,
     maxFileSizeBytes,

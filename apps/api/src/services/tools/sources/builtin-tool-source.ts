@@ -40,15 +40,17 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
   const planOf = (tools: readonly RegisteredTool[]): RegistryPlan => {
     let plan = plans.get(tools);
     if (!plan) {
-      const indexes = tools.map((_, index) => index);
+      const checked: number[] = [];
+      const checkedWhenGranted: number[] = [];
+      tools.forEach((tool, index) => {
+        if (tool.unavailableReason) checked.push(index);
+        if (tool.unavailableReason || tool.reachesHost) checkedWhenGranted.push(index);
+      });
       plan = {
         defaults: Object.freeze(tools.map((tool) => settingsOf(tool, undefined))),
         noReasons: Object.freeze(tools.map(() => undefined)),
-        checked: indexes.filter((index) => tools[index]?.unavailableReason !== undefined),
-        checkedWhenGranted: indexes.filter((index) => {
-          const tool = tools[index] as RegisteredTool;
-          return tool.unavailableReason !== undefined || tool.reachesHost === true;
-        }),
+        checked,
+        checkedWhenGranted,
       };
       plans.set(tools, plan);
     }

@@ -22,12 +22,15 @@ export interface GrepSearchRequest {
   source: string;
   caseInsensitive: boolean;
   /** The search root; `kind` says whether it is one file or a directory to walk. */
-  root: { kind: 'file' | 'directory'; absolutePath: string; realPath: string };
+  root: { kind: 'file' | 'directory'; realPath: string };
   fileFilter?: CompiledGlob;
   includeDotfiles: boolean;
   isAllowed: WalkFilter;
-  /** Turns an absolute (lexical) path into the path the result reports. */
-  reportPath: (absolutePath: string) => string;
+  /**
+   * The path the result reports for a file, given its "/"-separated path
+   * below a directory root as the walk found it ("" for a file root).
+   */
+  reportPath: (relativePath: string) => string;
   maxResults: number;
   maxMatchesPerFile: number;
   maxFileSizeBytes: number;
@@ -85,7 +88,8 @@ export function nextTaskFiles(current: number, stillNeeded: number, workers: num
 }
 
 interface PendingTask {
-  files: Array<{ absolutePath: string; realPath: string }>;
+  /** Each file's path below the root (as `reportPath` takes it) and its real path. */
+  files: Array<{ relativePath: string; realPath: string }>;
   result: Promise<GrepTaskResult>;
   settled: boolean;
 }
@@ -159,7 +163,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       const found = byIndex.get(index);
       if (!found) continue;
       const file = request.reportPath(
-        (task.files[index] as PendingTask['files'][number]).absolutePath,
+        (task.files[index] as PendingTask['files'][number]).relativePath,
       );
       if (found.slowLines.length > 0) slowExample ??= `${file}:${found.slowLines[0]}`;
       let lines: LineMatch[] = found.matches;
@@ -211,7 +215,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       const real = job.fileInProgress();
       if (real) {
         const entry = pending.flatMap((task) => task.files).find((file) => file.realPath === real);
-        stuckFile = entry ? request.reportPath(entry.absolutePath) : undefined;
+        stuckFile = entry ? request.reportPath(entry.relativePath) : undefined;
       }
     },
     Math.max(0, limits.deadline - Date.now()),
@@ -240,7 +244,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
 
   try {
     if (request.root.kind === 'file') {
-      submit([{ absolutePath: request.root.absolutePath, realPath: request.root.realPath }]);
+      submit([{ relativePath: '', realPath: request.root.realPath }]);
     } else {
       const walk = walkTree({
         baseRealPath: request.root.realPath,
@@ -253,7 +257,6 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
         // sorts first (the answer is sorted by path at the end).
         order: 'directory',
       });
-      const base = request.root.absolutePath === '/' ? '' : request.root.absolutePath;
       let chunk: PendingTask['files'] = [];
       let taskFiles = FIRST_TASK_FILES;
       const filter = request.fileFilter;
@@ -261,7 +264,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
         for (const entry of batch) {
           if (entry.kind !== 'file') continue;
           if (filter && !filter.matches(entry.relativePath)) continue;
-          chunk.push({ absolutePath: `${base}/${entry.relativePath}`, realPath: entry.realPath });
+          chunk.push({ relativePath: entry.relativePath, realPath: entry.realPath });
           if (chunk.length >= taskFiles) {
             submit(chunk);
             chunk = [];
