@@ -22,6 +22,14 @@ export interface WalkEntry {
   kind: WalkEntryKind;
   /** The entry itself is a symbolic link (to `realPath`). */
   viaSymlink: boolean;
+  /** The entry's name in its directory. */
+  name: string;
+  /**
+   * For an entry that is not a link, the real path of its directory:
+   * `realPath` is this joined with `name`. Every entry of a directory shares
+   * the one string, so a caller can group by it without cutting paths apart.
+   */
+  realDirectory?: string;
 }
 
 export interface WalkLimits {
@@ -199,7 +207,19 @@ export function walkTree(options: WalkOptions): TreeWalk {
     isAllowed.allowsEverythingBelow?.(realDirectory) ?? false;
   const wantedDepth = options.wantedDepth ?? Number.POSITIVE_INFINITY;
   const order = options.order ?? 'name';
-  const visited = new Set<string>();
+  // Every real directory walked, for the links read after the real tree: listed as walked and
+  // put in a set only when a link to a directory needs the check (hashing each directory's
+  // freshly joined path cost more than the walk's own JavaScript on a tree without such links).
+  const walked: string[] = [];
+  let walkedSet: Set<string> | undefined;
+  const markWalked = (realPath: string): void => {
+    if (walkedSet) walkedSet.add(realPath);
+    else walked.push(realPath);
+  };
+  const wasWalked = (realPath: string): boolean => {
+    walkedSet ??= new Set(walked);
+    return walkedSet.has(realPath);
+  };
   const deferred: DeferredLink[] = [];
   const stack: Frame[] = [];
 
@@ -209,7 +229,7 @@ export function walkTree(options: WalkOptions): TreeWalk {
 
   /** `trusted`: the parent is trusted and this is its real (not linked) subdirectory. */
   const open = (realPath: string, relativePath: string, depth: number, trusted = false): void => {
-    visited.add(realPath);
+    markWalked(realPath);
     try {
       stack.push({
         realPath,
@@ -247,7 +267,7 @@ export function walkTree(options: WalkOptions): TreeWalk {
   const openDeferred = (): boolean => {
     while (deferred.length > 0) {
       const link = deferred.shift() as DeferredLink;
-      if (visited.has(link.realPath)) {
+      if (wasWalked(link.realPath)) {
         if (isPathInside(link.realPath, link.parentRealPath)) {
           notes.loopCount++;
           if (notes.loops.length < EXAMPLES) notes.loops.push(link.relativePath);
@@ -281,13 +301,22 @@ export function walkTree(options: WalkOptions): TreeWalk {
             open(lexicalReal, relativePath, depth, frame.trusted);
           }
         }
-        return { relativePath, realPath: lexicalReal, kind: 'directory', viaSymlink: false };
+        return {
+          relativePath,
+          realPath: lexicalReal,
+          kind: 'directory',
+          viaSymlink: false,
+          name: entry.name,
+          realDirectory: frame.realPath,
+        };
       }
       return {
         relativePath,
         realPath: lexicalReal,
         kind: entry.isFile() ? 'file' : 'other',
         viaSymlink: false,
+        name: entry.name,
+        realDirectory: frame.realPath,
       };
     }
     let target: string;
@@ -325,13 +354,14 @@ export function walkTree(options: WalkOptions): TreeWalk {
       realPath: target,
       kind: isDirectory ? 'directory' : isFile ? 'file' : 'other',
       viaSymlink: true,
+      name: entry.name,
     };
   };
 
   async function* generate(): AsyncGenerator<WalkEntry[], void, undefined> {
     const start = locateStart();
     if (!start) return;
-    visited.add(options.baseRealPath);
+    markWalked(options.baseRealPath);
     open(start.realPath, start.relativePath, options.startSegments?.length ?? 0);
     let batch: WalkEntry[] = [];
     let sliceStart = performance.now();

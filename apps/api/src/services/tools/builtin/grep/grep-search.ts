@@ -6,7 +6,14 @@
  */
 import type { CompiledGlob } from '../../fs/glob-pattern';
 import { comparePaths, type WalkFilter, type WalkLimits, walkTree } from '../../fs/walk-tree';
-import { FileStatus, type GrepTaskResult } from './grep-protocol';
+import {
+  FileStatus,
+  type GrepTaskResult,
+  TaskPathPacker,
+  type TaskPaths,
+  taskPathsOf,
+  unpackTaskPaths,
+} from './grep-protocol';
 import type { GrepWorkerPool } from './grep-worker-pool';
 import type { LineMatch } from './match-lines';
 import { requiredLiteralsOf } from './required-literal';
@@ -88,8 +95,10 @@ export function nextTaskFiles(current: number, stillNeeded: number, workers: num
 }
 
 interface PendingTask {
-  /** Each file's path below the root (as `reportPath` takes it) and its real path. */
-  files: Array<{ relativePath: string; realPath: string }>;
+  /** Each file's path below the root, as `reportPath` takes it. */
+  relativePaths: string[];
+  /** The same files' real paths, packed for the worker. */
+  paths: TaskPaths;
   result: Promise<GrepTaskResult>;
   settled: boolean;
 }
@@ -97,14 +106,22 @@ interface PendingTask {
 /**
  * Puts the matches in path order, each file's lines staying in line order:
  * the walk visits directories in the file system's order, and the answer
- * reads as if names had been sorted. A file's matches are contiguous, so the
- * files are ranked once and the (stable) sort compares ranks.
+ * reads as if names had been sorted. A file's matches are contiguous, so they
+ * are cut into one run per file and the runs sorted (no set or map of paths:
+ * hashing each freshly joined path cost more than the sort).
  */
-function sortByPath(matches: GrepMatch[]): void {
-  const files = [...new Set(matches.map((match) => match.file))].sort(comparePaths);
-  if (files.length < 2) return;
-  const rank = new Map(files.map((file, index) => [file, index]));
-  matches.sort((left, right) => (rank.get(left.file) as number) - (rank.get(right.file) as number));
+function sortByPath(matches: GrepMatch[]): GrepMatch[] {
+  const runs: GrepMatch[][] = [];
+  for (const match of matches) {
+    const last = runs[runs.length - 1];
+    if (last && (last[0] as GrepMatch).file === match.file) last.push(match);
+    else runs.push([match]);
+  }
+  if (runs.length < 2) return matches;
+  runs.sort((left, right) =>
+    comparePaths((left[0] as GrepMatch).file, (right[0] as GrepMatch).file),
+  );
+  return runs.flat();
 }
 
 export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSearchOutcome> {
@@ -137,13 +154,9 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   let perFileCut = false;
   let slowExample: string | undefined;
 
-  const submit = (files: PendingTask['files']): void => {
-    submittedFiles += files.length;
-    const task: PendingTask = {
-      files,
-      settled: false,
-      result: job.run(files.map((file) => file.realPath)),
-    };
+  const submit = (relativePaths: string[], paths: TaskPaths): void => {
+    submittedFiles += paths.count;
+    const task: PendingTask = { relativePaths, paths, settled: false, result: job.run(paths) };
     task.result.then(() => {
       task.settled = true;
     });
@@ -153,7 +166,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   /** Folds one finished task into the outcome, in order; true once the search has enough. */
   const consume = (task: PendingTask, result: GrepTaskResult): boolean => {
     const byIndex = new Map(result.found.map((entry) => [entry.index, entry]));
-    for (let index = 0; index < task.files.length; index++) {
+    for (let index = 0; index < task.paths.count; index++) {
       const status = result.statuses[index];
       if (status === FileStatus.notScanned) break;
       if (status === FileStatus.binary) outcome.skipped.binary++;
@@ -162,9 +175,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       else outcome.filesScanned++;
       const found = byIndex.get(index);
       if (!found) continue;
-      const file = request.reportPath(
-        (task.files[index] as PendingTask['files'][number]).relativePath,
-      );
+      const file = request.reportPath(task.relativePaths[index] as string);
       if (found.slowLines.length > 0) slowExample ??= `${file}:${found.slowLines[0]}`;
       let lines: LineMatch[] = found.matches;
       if (lines.length > request.maxMatchesPerFile) {
@@ -213,9 +224,11 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   const watchDeadline = setTimeout(
     () => {
       const real = job.fileInProgress();
-      if (real) {
-        const entry = pending.flatMap((task) => task.files).find((file) => file.realPath === real);
-        stuckFile = entry ? request.reportPath(entry.relativePath) : undefined;
+      for (const task of real ? pending : []) {
+        const index = unpackTaskPaths(task.paths.packed).indexOf(real as string);
+        if (index === -1) continue;
+        stuckFile = request.reportPath(task.relativePaths[index] as string);
+        break;
       }
     },
     Math.max(0, limits.deadline - Date.now()),
@@ -230,7 +243,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       const task = pending[0] as PendingTask;
       const result = await task.result;
       pending.shift();
-      foldedFiles += task.files.length;
+      foldedFiles += task.paths.count;
       if (consume(task, result)) done = true;
     }
   };
@@ -244,7 +257,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
 
   try {
     if (request.root.kind === 'file') {
-      submit([{ relativePath: '', realPath: request.root.realPath }]);
+      submit([''], taskPathsOf([request.root.realPath]));
     } else {
       const walk = walkTree({
         baseRealPath: request.root.realPath,
@@ -257,17 +270,20 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
         // sorts first (the answer is sorted by path at the end).
         order: 'directory',
       });
-      let chunk: PendingTask['files'] = [];
+      let relativePaths: string[] = [];
+      const packer = new TaskPathPacker();
       let taskFiles = FIRST_TASK_FILES;
       const filter = request.fileFilter;
       for await (const batch of walk.batches) {
         for (const entry of batch) {
           if (entry.kind !== 'file') continue;
           if (filter && !filter.matches(entry.relativePath)) continue;
-          chunk.push({ relativePath: entry.relativePath, realPath: entry.realPath });
-          if (chunk.length >= taskFiles) {
-            submit(chunk);
-            chunk = [];
+          relativePaths.push(entry.relativePath);
+          if (entry.realDirectory === undefined) packer.addPath(entry.realPath);
+          else packer.add(entry.realDirectory, entry.name);
+          if (packer.count >= taskFiles) {
+            submit(relativePaths, packer.take());
+            relativePaths = [];
             taskFiles = nextTaskFiles(taskFiles, stillNeeded(), pool.size);
           }
         }
@@ -287,7 +303,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
         }
         if (done) break;
       }
-      if (!done && chunk.length > 0) submit(chunk);
+      if (!done && packer.count > 0) submit(relativePaths, packer.take());
       if (walk.report.incompleteBecause) cut(walk.report.incompleteBecause);
       outcome.notes.push(...walk.report.notes());
     }
@@ -306,7 +322,7 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       `Some files had more than maxMatchesPerFile (${request.maxMatchesPerFile}) matching lines; only the first ones are shown.`,
     );
   }
-  sortByPath(outcome.matches);
+  outcome.matches = sortByPath(outcome.matches);
   if (slowExample) {
     cut(
       `the regular expression needed too much backtracking on some lines (e.g. ${slowExample}), so matches there may be missing; simplify nested quantifiers such as (a+)+`,

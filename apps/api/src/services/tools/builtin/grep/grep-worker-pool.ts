@@ -15,8 +15,9 @@ import {
   type GrepTaskMessage,
   type GrepTaskResult,
   MAX_WORKER_SLOTS,
-  packTaskPaths,
   progressOffset,
+  type TaskPaths,
+  unpackTaskPaths,
 } from './grep-protocol';
 
 /** How long a cancelled or overdue worker may take to notice before it is terminated. */
@@ -31,7 +32,7 @@ const TASKS_PER_WORKER = 3;
 interface Task {
   id: number;
   job: JobState;
-  files: string[];
+  paths: TaskPaths;
   resolve: (result: GrepTaskResult) => void;
 }
 
@@ -49,8 +50,8 @@ interface JobState {
 
 export interface GrepJob {
   readonly spec: GrepJobSpec;
-  /** Searches `files` (real paths); resolves when a worker has finished or dropped them. */
-  run(files: string[]): Promise<GrepTaskResult>;
+  /** Searches the files (real paths); resolves when a worker has finished or dropped them. */
+  run(paths: TaskPaths): Promise<GrepTaskResult>;
   /** The file a worker is searching for this job right now (to name it when time runs out). */
   fileInProgress(): string | undefined;
   /** Ends the job: queued tasks are dropped and workers still on it are stopped. Idempotent. */
@@ -71,7 +72,7 @@ function interruptedResult(
   return {
     type: 'result',
     taskId: task.id,
-    statuses: new Uint8Array(task.files.length),
+    statuses: new Uint8Array(task.paths.count),
     found: [],
     interrupted: reason,
   };
@@ -150,7 +151,7 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
         type: 'task',
         taskId: task.id,
         job: task.job.spec,
-        paths: packTaskPaths(task.files),
+        paths: task.paths.packed,
       };
       worker.postMessage(message);
     }
@@ -191,14 +192,14 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
       job.deadlineTimer.unref?.();
       return {
         spec,
-        run(files) {
+        run(paths) {
           if (job.finished) {
             return Promise.resolve(
-              interruptedResult({ id: 0, job, files, resolve: () => {} }, 'cancelled'),
+              interruptedResult({ id: 0, job, paths, resolve: () => {} }, 'cancelled'),
             );
           }
           return new Promise((resolve) => {
-            queue.push({ id: nextTaskId++, job, files, resolve });
+            queue.push({ id: nextTaskId++, job, paths, resolve });
             pump();
           });
         },
@@ -208,7 +209,8 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
             if (running?.job !== job) continue;
             const offset = progressOffset(slot.index);
             if (Atomics.load(control, offset) !== spec.jobId) continue;
-            return running.files[Atomics.load(control, offset + 1)];
+            // Unpacked only here: asked once, when a search runs out of time.
+            return unpackTaskPaths(running.paths.packed)[Atomics.load(control, offset + 1)];
           }
           return undefined;
         },

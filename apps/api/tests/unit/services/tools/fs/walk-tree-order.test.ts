@@ -35,6 +35,58 @@ describe('walkTree: the order within a directory', () => {
   });
 });
 
+describe('walkTree: entries name their directory', () => {
+  test('an entry that is not a link is its directory joined with its name; a link names no directory', async () => {
+    const tree = createTempTree('walk-directory', {
+      'top.txt': 'x',
+      'src/a.ts': 'x',
+      'src/deep/b.ts': 'x',
+      'src/link.ts': { link: 'a.ts' },
+      'linked-dir': { link: 'src/deep' },
+    });
+    try {
+      const walk = walkTree({
+        baseRealPath: tree.root,
+        isAllowed: () => true,
+        limits: { ...DEFAULT_WALK_LIMITS, deadline: Date.now() + 10_000 },
+      });
+      const entries = [];
+      for await (const batch of walk.batches) entries.push(...batch);
+      const plain = entries.filter((entry) => !entry.viaSymlink);
+      expect(plain.map((entry) => entry.relativePath).sort()).toEqual([
+        'src',
+        'src/a.ts',
+        'src/deep',
+        'src/deep/b.ts',
+        'top.txt',
+      ]);
+      for (const entry of plain) {
+        expect(`${entry.realDirectory}/${entry.name}`).toBe(entry.realPath);
+        expect(entry.relativePath.split('/').at(-1)).toBe(entry.name);
+      }
+      // The two entries of src/ share one directory string.
+      const inSrc = plain.filter(
+        (entry) =>
+          entry.relativePath.startsWith('src/') && !entry.relativePath.startsWith('src/deep/'),
+      );
+      expect(inSrc).toHaveLength(2);
+      expect(inSrc[0]?.realDirectory).toBe(tree.at('src'));
+      const links = entries.filter((entry) => entry.viaSymlink);
+      expect(links.map((entry) => [entry.name, entry.realDirectory, entry.realPath])).toEqual(
+        expect.arrayContaining([
+          ['link.ts', undefined, tree.at('src/a.ts')],
+          ['linked-dir', undefined, tree.at('src/deep')],
+        ]),
+      );
+      // The linked directory was walked already (as src/deep), so it is not walked twice.
+      expect(entries.some((entry) => entry.relativePath.startsWith('linked-dir/'))).toBe(false);
+      expect(walk.report.notes().join(' ')).toContain('already walked');
+    } finally {
+      tree.remove();
+    }
+  });
+});
+
 describe('comparePaths: the order grep answers in', () => {
   test('segment by segment, as a walk with names sorted visits them', () => {
     // "-" sorts before "/" as a character, but "a" is a whole name that sorts before "a-c".

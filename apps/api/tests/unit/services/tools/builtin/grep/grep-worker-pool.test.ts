@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { FileStatus } from '../../../../../../src/services/tools/builtin/grep/grep-protocol';
+import {
+  FileStatus,
+  taskPathsOf,
+} from '../../../../../../src/services/tools/builtin/grep/grep-protocol';
 import {
   createGrepWorkerPool,
   type GrepWorkerPool,
@@ -38,11 +41,9 @@ const job = (source: string, deadlineMs = 60_000) =>
 describe('grep worker pool', () => {
   test('a task reports per-file statuses and matches in order', async () => {
     const search = job('^alpha');
-    const result = await search.run([
-      tree.at('plain.txt'),
-      tree.at('binary.bin'),
-      tree.at('missing'),
-    ]);
+    const result = await search.run(
+      taskPathsOf([tree.at('plain.txt'), tree.at('binary.bin'), tree.at('missing')]),
+    );
     search.finish();
     expect([...result.statuses]).toEqual([
       FileStatus.scanned,
@@ -64,9 +65,9 @@ describe('grep worker pool', () => {
 
   test('finishing a job stuck in a regex stops its worker; another search queued behind it still completes', async () => {
     const stuck = job('(a+)+$');
-    const stuckResult = stuck.run([tree.at('evil.txt')]);
+    const stuckResult = stuck.run(taskPathsOf([tree.at('evil.txt')]));
     const other = job('beta');
-    const otherResult = other.run([tree.at('plain.txt')]);
+    const otherResult = other.run(taskPathsOf([tree.at('plain.txt')]));
     // Wait until the worker is inside the stuck file.
     expect(await waitUntil(() => stuck.fileInProgress() !== undefined, 10_000)).toBe(true);
     expect(stuck.fileInProgress()).toBe(tree.at('evil.txt'));
@@ -82,7 +83,7 @@ describe('grep worker pool', () => {
 
   test('a job past its deadline is stopped by the pool even while its regex runs', async () => {
     const overdue = job('(a+)+$', 100);
-    const result = await overdue.run([tree.at('evil.txt'), tree.at('plain.txt')]);
+    const result = await overdue.run(taskPathsOf([tree.at('evil.txt'), tree.at('plain.txt')]));
     overdue.finish();
     expect(result.interrupted).toBeDefined();
     expect(result.statuses[1]).toBe(FileStatus.notScanned);
@@ -91,7 +92,7 @@ describe('grep worker pool', () => {
   test('a finished job runs nothing more', async () => {
     const done = job('alpha');
     done.finish();
-    const result = await done.run([tree.at('plain.txt')]);
+    const result = await done.run(taskPathsOf([tree.at('plain.txt')]));
     expect(result.interrupted).toBe('cancelled');
     expect(result.found).toEqual([]);
   });
