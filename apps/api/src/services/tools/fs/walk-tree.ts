@@ -358,13 +358,16 @@ export function walkTree(options: WalkOptions): TreeWalk {
     };
   };
 
-  async function* generate(): AsyncGenerator<WalkEntry[], void, undefined> {
-    const start = locateStart();
-    if (!start) return;
-    markWalked(options.baseRealPath);
-    open(start.realPath, start.relativePath, options.startSegments?.length ?? 0);
-    let batch: WalkEntry[] = [];
-    let sliceStart = performance.now();
+  /**
+   * Walks on until a batch is full or the slice's time is up (`done` once the
+   * walk has ended). The loop over entries is a plain function rather than
+   * the generator's own loop: the JIT optimises it whole, where it kept
+   * trying to enter optimised code in the middle of the generator's loop and
+   * compiled the generator again and again.
+   */
+  const walkSlice = (): { batch: WalkEntry[]; done: boolean } => {
+    const batch: WalkEntry[] = [];
+    const sliceStart = performance.now();
     while (stack.length > 0 || openDeferred()) {
       const frame = stack[stack.length - 1] as Frame;
       if (frame.index >= frame.entries.length) {
@@ -376,19 +379,19 @@ export function walkTree(options: WalkOptions): TreeWalk {
       if ((report.entriesVisited & 255) === 1) {
         if (signal?.aborted) {
           stop('the call was cancelled');
-          break;
+          return { batch, done: true };
         }
         if (Date.now() > limits.deadline) {
           stop(
             `the walk ran out of its time budget after ${report.entriesVisited} entries; narrow the directory or the pattern`,
           );
-          break;
+          return { batch, done: true };
         }
         if (report.entriesVisited > limits.maxEntries) {
           stop(
             `the walk stopped after ${limits.maxEntries} entries (a very large tree); narrow the directory or the pattern`,
           );
-          break;
+          return { batch, done: true };
         }
       }
       const found = visit(frame, entry);
@@ -397,15 +400,23 @@ export function walkTree(options: WalkOptions): TreeWalk {
         batch.length >= BATCH_SIZE ||
         ((report.entriesVisited & 31) === 0 && performance.now() - sliceStart > SLICE_MS)
       ) {
-        if (batch.length > 0) {
-          yield batch;
-          batch = [];
-        }
-        await yieldToEventLoop();
-        sliceStart = performance.now();
+        return { batch, done: false };
       }
     }
-    if (batch.length > 0) yield batch;
+    return { batch, done: true };
+  };
+
+  async function* generate(): AsyncGenerator<WalkEntry[], void, undefined> {
+    const start = locateStart();
+    if (!start) return;
+    markWalked(options.baseRealPath);
+    open(start.realPath, start.relativePath, options.startSegments?.length ?? 0);
+    for (;;) {
+      const { batch, done } = walkSlice();
+      if (batch.length > 0) yield batch;
+      if (done) return;
+      await yieldToEventLoop();
+    }
   }
 
   return { batches: generate(), report };

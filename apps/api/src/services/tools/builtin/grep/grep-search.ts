@@ -5,7 +5,13 @@
  * the search stops as soon as one match more than `maxResults` is known.
  */
 import type { CompiledGlob } from '../../fs/glob-pattern';
-import { comparePaths, type WalkFilter, type WalkLimits, walkTree } from '../../fs/walk-tree';
+import {
+  comparePaths,
+  type WalkEntry,
+  type WalkFilter,
+  type WalkLimits,
+  walkTree,
+} from '../../fs/walk-tree';
 import {
   FileStatus,
   type GrepTaskResult,
@@ -274,7 +280,8 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
       const packer = new TaskPathPacker();
       let taskFiles = FIRST_TASK_FILES;
       const filter = request.fileFilter;
-      for await (const batch of walk.batches) {
+      // A plain function, not a loop in this async one, so the JIT optimises it on its own.
+      const addFiles = (batch: readonly WalkEntry[]): void => {
         for (const entry of batch) {
           if (entry.kind !== 'file') continue;
           if (filter && !filter.matches(entry.relativePath)) continue;
@@ -287,6 +294,9 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
             taskFiles = nextTaskFiles(taskFiles, stillNeeded(), pool.size);
           }
         }
+      };
+      for await (const batch of walk.batches) {
+        addFiles(batch);
         await drain(false);
         // Keep a bounded number of tasks running ahead of the results, so stopping early stays
         // cheap. The bound counts tasks still running, not finished ones waiting for an older
