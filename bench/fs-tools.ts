@@ -11,7 +11,7 @@
  * are interleaved so both sides see the same machine load; the table shows
  * medians and the ratio ours / baseline (lower is better).
  *
- *   npm run bench:fs                (ROUNDS=21 npm run bench:fs for more samples)
+ *   npm run bench:fs                (ROUNDS=21 for more samples, WARMUP=20 for more warm-up rounds per case)
  *   npm run bench:fs:real           (TREE=/some/checkout npm run bench:fs for another tree)
  *
  * Needs ripgrep (`rg`) and fd (`fdfind` on Debian, `fd` elsewhere).
@@ -33,7 +33,7 @@ function escapeRegex(text: string): string {
 
 const ROUNDS = numberFromEnv('ROUNDS', 11);
 const TREE = process.env.TREE ?? 'synthetic';
-const WARMUP = 2;
+const WARMUP = numberFromEnv('WARMUP', 2, { min: 0 });
 const rg = Bun.which('rg') ?? '';
 const fd = Bun.which('fdfind') ?? Bun.which('fd') ?? '';
 if (!rg || !fd) {

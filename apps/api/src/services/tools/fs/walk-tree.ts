@@ -361,9 +361,10 @@ export function walkTree(options: WalkOptions): TreeWalk {
   /**
    * Walks on until a batch is full or the slice's time is up (`done` once the
    * walk has ended). The loop over entries is a plain function rather than
-   * the generator's own loop: the JIT optimises it whole, where it kept
-   * trying to enter optimised code in the middle of the generator's loop and
-   * compiled the generator again and again.
+   * the generator's own loop, so the JIT optimises it as a whole: grep's
+   * search, an async function with its loop over walked entries inside,
+   * was seen compiled again and again as the JIT kept entering its
+   * optimised code mid-loop (docs/tools/filesystem.md#benchmark).
    */
   const walkSlice = (): { batch: WalkEntry[]; done: boolean } => {
     const batch: WalkEntry[] = [];
