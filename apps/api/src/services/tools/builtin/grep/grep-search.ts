@@ -230,8 +230,10 @@ export async function runGrepSearch(request: GrepSearchRequest): Promise<GrepSea
   const watchDeadline = setTimeout(
     () => {
       const real = job.fileInProgress();
-      for (const task of real ? pending : []) {
-        const index = unpackTaskPaths(task.paths.packed).indexOf(real as string);
+      if (real === undefined) return;
+      // Unpacked only now, once: the budget is spent and this names the file in the answer.
+      for (const task of pending) {
+        const index = unpackTaskPaths(task.paths.packed).indexOf(real);
         if (index === -1) continue;
         stuckFile = request.reportPath(task.relativePaths[index] as string);
         break;
