@@ -9,8 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { ImageStore } from '../images/image-store';
 import { ToolAbortedError, ToolExecutionError, ToolTimeoutError } from '../tools/errors';
-import { hasNoSavedSettings, lookupSavedSettings } from '../tools/runtime';
-import { createEffectiveSettingsLookup } from '../tools/settings-policy';
+import { createListedSettings } from '../tools/runtime';
 import {
   createSourcedToolsReuse,
   type SourcedTool,
@@ -18,12 +17,7 @@ import {
   type ToolSource,
   type ToolSourceHealth,
 } from '../tools/sources/tool-source';
-import type {
-  EffectiveToolSettings,
-  JsonSchema,
-  RegisteredTool,
-  ToolContext,
-} from '../tools/types';
+import type { JsonSchema, RegisteredTool, ToolContext } from '../tools/types';
 import { McpConnectionError } from './mcp-connection';
 import type { McpConnectionManager } from './mcp-connection-manager';
 import { toToolResult } from './mcp-results';
@@ -129,8 +123,6 @@ interface ServerTools {
   tools: readonly RegisteredTool[];
   /** Each tool's reason it cannot be offered (its schema), in the order of `tools`. */
   schemaReasons: readonly (string | undefined)[];
-  /** Each tool's default settings (shared, frozen), made on the first listing that needs them. */
-  defaults?: readonly EffectiveToolSettings[];
 }
 
 function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string | undefined): T {
@@ -140,7 +132,7 @@ function withStderr<T extends { stderrTail?: string }>(error: T, stderr: string 
 export function createMcpToolSources(deps: McpToolSourceDeps) {
   // Same server configuration and listing → the same tool objects (the settings list compares them).
   const memo = new Map<string, ServerTools>();
-  const settingsOf = createEffectiveSettingsLookup();
+  const settingsFor = createListedSettings();
   // Each tool object's name on its server: a call is routed by the very object its listing made.
   const mcpNames = new WeakMap<RegisteredTool, string>();
   // One source per user and server record (records are replaced whole when they change), so
@@ -214,22 +206,10 @@ export function createMcpToolSources(deps: McpToolSourceDeps) {
       listing: readonly McpListedTool[],
       unavailable: string | undefined,
     ): SourcedTool[] => {
-      const built = toolsOf(record, listing);
-      const { tools, schemaReasons } = built;
-      // A user who saved nothing gets the tools' shared defaults, the same array each time, so
-      // an unchanged listing is known by its arrays alone.
-      let settings: readonly EffectiveToolSettings[];
-      if (hasNoSavedSettings(request.saved)) {
-        built.defaults ??= Object.freeze(tools.map((tool) => settingsOf(tool, undefined)));
-        settings = built.defaults;
-      } else {
-        settings = tools.map((tool) =>
-          settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
-        );
-      }
+      const { tools, schemaReasons } = toolsOf(record, listing);
       return reuse(
         tools,
-        settings,
+        settingsFor(tools, request.saved),
         unavailable === undefined ? schemaReasons : tools.map(() => unavailable),
       );
     };

@@ -4,7 +4,11 @@
  * The persistence layer loads the rows; this module only merges them.
  */
 import type { ToolRegistry } from './registry';
-import { getSafeEffectiveToolSettings, getToolDefinition } from './settings-policy';
+import {
+  createEffectiveSettingsLookup,
+  getSafeEffectiveToolSettings,
+  getToolDefinition,
+} from './settings-policy';
 import type {
   EffectiveToolSettings,
   RegisteredTool,
@@ -41,6 +45,34 @@ export function lookupSavedSettings(
   return Object.hasOwn(saved, name)
     ? (saved as Record<string, StoredToolSettings | undefined>)[name]
     : undefined;
+}
+
+/**
+ * For a tool source's listings: every listed tool's effective settings for
+ * one user's saved settings. A user who saved nothing gets the tools'
+ * defaults as one shared, frozen array per tools array (a source hands out
+ * the same array while its tools are unchanged), so an unchanged listing is
+ * known by its arrays alone (createSourcedToolsReuse).
+ */
+export function createListedSettings(): (
+  tools: readonly RegisteredTool[],
+  saved: SavedToolSettingsByName,
+) => readonly EffectiveToolSettings[] {
+  const settingsOf = createEffectiveSettingsLookup();
+  const defaults = new WeakMap<readonly RegisteredTool[], readonly EffectiveToolSettings[]>();
+  return (tools, saved) => {
+    if (!hasNoSavedSettings(saved)) {
+      return tools.map((tool) =>
+        settingsOf(tool, lookupSavedSettings(saved, tool.definition.name)),
+      );
+    }
+    let shared = defaults.get(tools);
+    if (!shared) {
+      shared = Object.freeze(tools.map((tool) => settingsOf(tool, undefined)));
+      defaults.set(tools, shared);
+    }
+    return shared;
+  };
 }
 
 /** The runtime of tools whose settings are known, `offered` saying which the model gets. */

@@ -4,9 +4,8 @@
  */
 import { hostAccessUnavailableReason } from '../host-access';
 import type { ToolRegistry } from '../registry';
-import { hasNoSavedSettings, lookupSavedSettings } from '../runtime';
-import { createEffectiveSettingsLookup } from '../settings-policy';
-import type { EffectiveToolSettings, RegisteredTool, ToolScope } from '../types';
+import { createListedSettings } from '../runtime';
+import type { RegisteredTool, ToolScope } from '../types';
 import { createSourcedToolsReuse, type ToolSource, type ToolSourceInfo } from './tool-source';
 
 export const BUILTIN_SOURCE_INFO: ToolSourceInfo = {
@@ -19,13 +18,11 @@ type Reason = string | undefined | Promise<string | undefined>;
 
 /**
  * What every listing of one registry array shares (the registry hands out the
- * same array until a tool is registered): the default settings of each tool,
- * in one array, and which tools have an availability check at all. A listing
- * made per request then does per-tool work only where a tool asks for it.
+ * same array until a tool is registered): which tools have an availability
+ * check at all. A listing made per request then does per-tool work only where
+ * a tool asks for it.
  */
 interface RegistryPlan {
-  /** Each tool's default settings (frozen, shared), for a user who saved nothing. */
-  defaults: readonly EffectiveToolSettings[];
   /** Every tool available: the reasons of a listing nothing made unavailable. */
   noReasons: readonly Reason[];
   /** Tools with their own check (`unavailableReason`). */
@@ -35,7 +32,7 @@ interface RegistryPlan {
 }
 
 export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
-  const settingsOf = createEffectiveSettingsLookup();
+  const settingsFor = createListedSettings();
   const plans = new WeakMap<readonly RegisteredTool[], RegistryPlan>();
   const planOf = (tools: readonly RegisteredTool[]): RegistryPlan => {
     let plan = plans.get(tools);
@@ -47,7 +44,6 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
         if (tool.unavailableReason || tool.reachesHost) checkedWhenGranted.push(index);
       });
       plan = {
-        defaults: Object.freeze(tools.map((tool) => settingsOf(tool, undefined))),
         noReasons: Object.freeze(tools.map(() => undefined)),
         checked,
         checkedWhenGranted,
@@ -64,11 +60,7 @@ export function createBuiltinToolSource(registry: ToolRegistry): ToolSource {
       if (request.hostAccess) scope.hostAccess = request.hostAccess;
       const tools = registry.list();
       const plan = planOf(tools);
-      const settings = hasNoSavedSettings(request.saved)
-        ? plan.defaults
-        : tools.map((tool) =>
-            settingsOf(tool, lookupSavedSettings(request.saved, tool.definition.name)),
-          );
+      const settings = settingsFor(tools, request.saved);
       // Synchronous for tools without an availability check (the common case): listings are
       // made per request, so no promise is made unless a tool needs one.
       let asynchronous = false;

@@ -46,18 +46,9 @@ export interface GrepInitMessage {
  * the directory "./", which names the same file.)
  */
 export function encodeTaskPaths(files: readonly string[]): string[] {
-  const packed: string[] = [];
-  let directory = '';
-  for (const file of files) {
-    const cut = file.lastIndexOf('/') + 1;
-    const fileDirectory = cut === 0 ? './' : file.slice(0, cut);
-    if (fileDirectory !== directory) {
-      directory = fileDirectory;
-      packed.push(directory);
-    }
-    packed.push(file.slice(cut));
-  }
-  return packed;
+  const packer = new TaskPathPacker();
+  for (const file of files) packer.addPath(file);
+  return packer.takeItems();
 }
 
 /** The inverse of `encodeTaskPaths`. */
@@ -127,11 +118,17 @@ export class TaskPathPacker {
 
   /** The files added so far, packed; the packer starts empty again. */
   take(): TaskPaths {
-    const paths = { count: this.count, packed: this.items.join('\0') };
+    const count = this.count;
+    return { count, packed: this.takeItems().join('\0') };
+  }
+
+  /** The items added so far (`encodeTaskPaths`'s form); the packer starts empty again. */
+  takeItems(): string[] {
+    const items = this.items;
     this.items = [];
     this.directory = undefined;
     this.count = 0;
-    return paths;
+    return items;
   }
 }
 
