@@ -23,9 +23,18 @@ export interface GrepJobSpec {
   deadline: number;
 }
 
+/**
+ * A task is posted to every worker; the first to reach it claims it through
+ * its cell (`claimOffset`), and the others pass it by. So the workers take
+ * tasks in the order they were posted, each the oldest one still open when
+ * it is free, and a task never waits behind a long one while another worker
+ * idles.
+ */
 export interface GrepTaskMessage {
   type: 'task';
   taskId: number;
+  /** The task's claim cell: holds `taskId` while the task is open. */
+  claim: number;
   job: GrepJobSpec;
   /** Real paths of regular files, in walk order, as `packTaskPaths` packs them. */
   paths: string;
@@ -165,11 +174,37 @@ export interface GrepTaskResult {
  *   [0, CANCEL_SLOTS)                 cancelled job ids, slot = jobId % CANCEL_SLOTS
  *   CANCEL_SLOTS + 2 * slot           the job id a worker is working for (0 when idle)
  *   CANCEL_SLOTS + 2 * slot + 1       the index (within its task) of the file it is on
+ *   claimOffset(cell)                 a posted task's claim: its task id while open,
+ *                                     claimedBy(slot) once a worker took it, 0 if withdrawn
  */
 export const CANCEL_SLOTS = 1024;
 export const MAX_WORKER_SLOTS = 64;
-export const CONTROL_LENGTH = CANCEL_SLOTS + 2 * MAX_WORKER_SLOTS;
+/**
+ * Tasks posted and not yet finished, per worker. The main thread posts more
+ * only between its walk slices; with one per worker, a worker often finished
+ * its task first and sat idle (full scans about 10 % slower).
+ */
+export const TASKS_PER_WORKER = 3;
+export const CLAIM_CELLS = TASKS_PER_WORKER * MAX_WORKER_SLOTS;
+const CLAIMS_START = CANCEL_SLOTS + 2 * MAX_WORKER_SLOTS;
+export const CONTROL_LENGTH = CLAIMS_START + CLAIM_CELLS;
+/** A withdrawn task's claim: no worker may take it. */
+export const WITHDRAWN = 0;
 
 export function progressOffset(slot: number): number {
   return CANCEL_SLOTS + 2 * slot;
+}
+
+export function claimOffset(cell: number): number {
+  return CLAIMS_START + cell;
+}
+
+/** What a claim cell holds once the worker in `slot` took its task (task ids are positive). */
+export function claimedBy(slot: number): number {
+  return -(slot + 1);
+}
+
+/** The worker slot that took a task, from its claim cell's value; undefined while open or withdrawn. */
+export function claimant(value: number): number | undefined {
+  return value < 0 ? -value - 1 : undefined;
 }

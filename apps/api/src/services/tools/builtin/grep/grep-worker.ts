@@ -2,10 +2,14 @@
  * A grep worker: searches the files of a task one after another
  * (search-file.ts: binary and over-size ones are skipped). It runs off the
  * main thread so a slow or catastrophic pattern never stalls the server; the
- * pool terminates a worker that overruns its deadline.
+ * pool terminates a worker that overruns its deadline. Every task is posted
+ * to every worker: one runs it, having claimed it first, and the others pass
+ * it by (grep-protocol.ts).
  */
 import {
   CANCEL_SLOTS,
+  claimedBy,
+  claimOffset,
   type FileMatches,
   FileStatus,
   type GrepJobSpec,
@@ -31,6 +35,13 @@ function compile(job: GrepJobSpec): CompiledFileSearch {
 
 function isCancelled(job: GrepJobSpec): boolean {
   return control !== undefined && Atomics.load(control, job.jobId % CANCEL_SLOTS) === job.jobId;
+}
+
+/** Takes the task unless another worker did, or the pool withdrew it. */
+function claim(message: GrepTaskMessage): boolean {
+  if (!control) return false;
+  const cell = claimOffset(message.claim);
+  return Atomics.compareExchange(control, cell, message.taskId, claimedBy(slot)) === message.taskId;
 }
 
 function runTask(message: GrepTaskMessage): GrepTaskResult {
@@ -71,5 +82,5 @@ self.onmessage = (event: MessageEvent<GrepWorkerInbound>) => {
     slot = message.slot;
     return;
   }
-  postMessage(runTask(message));
+  if (claim(message)) postMessage(runTask(message));
 };

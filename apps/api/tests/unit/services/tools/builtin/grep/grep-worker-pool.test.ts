@@ -28,8 +28,8 @@ afterAll(() => {
   tree.remove();
 });
 
-const job = (source: string, deadlineMs = 60_000) =>
-  pool.createJob({
+const job = (source: string, deadlineMs = 60_000, on: GrepWorkerPool = pool) =>
+  on.createJob({
     source,
     caseInsensitive: false,
     requiredLiterals: requiredLiteralsOf(source, false),
@@ -81,12 +81,67 @@ describe('grep worker pool', () => {
     expect(completed.found[0]?.matches).toEqual([{ line: 2, text: 'beta' }]);
   });
 
+  test('finishing a search withdraws its tasks no worker has started, and leaves the running one be', async () => {
+    const stuck = job('(a+)+$');
+    const stuckResult = stuck.run(taskPathsOf([tree.at('evil.txt')]));
+    expect(await waitUntil(() => stuck.fileInProgress() !== undefined, 10_000)).toBe(true);
+    // Posted to the only worker, which is busy: nobody has claimed it.
+    const other = job('beta');
+    const waiting = other.run(taskPathsOf([tree.at('plain.txt')]));
+    other.finish();
+    const withdrawn = await waiting;
+    expect(withdrawn.interrupted).toBe('cancelled');
+    expect([...withdrawn.statuses]).toEqual([FileStatus.notScanned]);
+    // The worker was not stopped for it: still inside the stuck file.
+    expect(stuck.fileInProgress()).toBe(tree.at('evil.txt'));
+    stuck.finish();
+    expect(['cancelled', 'worker_stopped']).toContain((await stuckResult).interrupted as string);
+  });
+
+  test('tasks go to whichever worker is free, in order: none waits behind a stuck one', async () => {
+    const pair = createGrepWorkerPool(2);
+    try {
+      const stuck = job('(a+)+$', 60_000, pair);
+      const stuckResult = stuck.run(taskPathsOf([tree.at('evil.txt')]));
+      const other = job('beta', 60_000, pair);
+      const results = Promise.all(
+        Array.from({ length: 4 }, () => other.run(taskPathsOf([tree.at('plain.txt')]))),
+      );
+      const completed = await Promise.race([results, Bun.sleep(5_000).then(() => 'timed out')]);
+      // Every one of them ran on the free worker while the stuck task still ran on the other.
+      expect(stuck.fileInProgress()).toBe(tree.at('evil.txt'));
+      expect(completed).not.toBe('timed out');
+      for (const result of completed as Awaited<typeof results>) {
+        expect(result.interrupted).toBeUndefined();
+        expect(result.found[0]?.matches).toEqual([{ line: 2, text: 'beta' }]);
+      }
+      other.finish();
+      stuck.finish();
+      expect(['cancelled', 'worker_stopped']).toContain((await stuckResult).interrupted as string);
+    } finally {
+      pair.close();
+    }
+  }, 20_000);
+
   test('a job past its deadline is stopped by the pool even while its regex runs', async () => {
     const overdue = job('(a+)+$', 100);
     const result = await overdue.run(taskPathsOf([tree.at('evil.txt'), tree.at('plain.txt')]));
     overdue.finish();
     expect(result.interrupted).toBeDefined();
     expect(result.statuses[1]).toBe(FileStatus.notScanned);
+  });
+
+  test('closing the pool ends every task it holds, posted or queued', async () => {
+    const lone = createGrepWorkerPool(1);
+    const stuck = job('(a+)+$', 60_000, lone);
+    // One running, and more than the worker's three posted ones, so some stay queued.
+    const results = Array.from({ length: 5 }, () => stuck.run(taskPathsOf([tree.at('evil.txt')])));
+    expect(await waitUntil(() => stuck.fileInProgress() !== undefined, 10_000)).toBe(true);
+    lone.close();
+    for (const result of await Promise.all(results)) {
+      expect(result.interrupted).toBe('worker_stopped');
+    }
+    stuck.finish();
   });
 
   test('a finished job runs nothing more', async () => {
