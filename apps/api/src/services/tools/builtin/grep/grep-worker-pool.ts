@@ -100,6 +100,13 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
   const claimantOf = (task: Task): number | undefined =>
     task.cell === undefined ? undefined : claimant(Atomics.load(control, claimOffset(task.cell)));
 
+  /**
+   * The posted tasks the slot's worker has claimed: the one it runs, and for a
+   * moment the one it finished, whose result is on its way.
+   */
+  const tasksClaimedBy = (slot: Slot): Task[] =>
+    [...posted.values()].filter((task) => claimantOf(task) === slot.index);
+
   const messageOf = (task: Task): GrepTaskMessage => ({
     type: 'task',
     taskId: task.id,
@@ -156,8 +163,7 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
     slot.worker = undefined;
     worker?.terminate();
     const requeue: Task[] = [];
-    for (const task of [...posted.values()]) {
-      if (claimantOf(task) !== slot.index) continue;
+    for (const task of tasksClaimedBy(slot)) {
       unpost(task);
       if (job === undefined || task.job === job || task.job.finished) {
         task.resolve(interruptedResult(task, 'worker_stopped'));
@@ -208,10 +214,7 @@ export function createGrepWorkerPool(size: number): GrepWorkerPool {
     if (busy.size === 0) return;
     const timer = setTimeout(() => {
       for (const slot of busy) {
-        const stillRunning = [...posted.values()].some(
-          (task) => task.job === job && claimantOf(task) === slot.index,
-        );
-        if (stillRunning) stopWorker(slot, job);
+        if (tasksClaimedBy(slot).some((task) => task.job === job)) stopWorker(slot, job);
       }
     }, WORKER_STOP_GRACE_MS);
     timer.unref?.();
